@@ -1,0 +1,156 @@
+package catalog
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/lloom"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Options are the planning choices that do not live in the input files.
+type Options struct {
+	// ConsiderInstalls adds bundled recipes as variants free to go to any
+	// node or linked clique that meets their requirements.
+	ConsiderInstalls bool
+	// Cordons are nodes that take no lanes (--cordon).
+	Cordons []string
+	// Pins are --pin flags: RUNTIME=NODE[,NODE].
+	Pins []string
+	// Profile, if set, turns a fleet profile's routes and residency into
+	// pins (--profile).
+	Profile string
+	// Unreachable are nodes a gateway could not reach, with the reason.
+	Unreachable map[string]string
+}
+
+// Catalog is the pool plus what the operator should know about how it was
+// built.
+type Catalog struct {
+	Pool *model.Pool
+	// Notes are facts worth a line in the output: fallbacks taken, figures
+	// assumed, pins dropped because their node is gone.
+	Notes []string
+}
+
+// Build turns fleet inputs into a pool. Problems with the inputs (names
+// that do not resolve, bad pins) come back as lloom.Problems, all at once.
+func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
+	if in == nil || in.Config == nil {
+		return nil, &lloom.InputError{Path: "$", Msg: "no LLooM config given (--config or --fleet)"}
+	}
+	b := &builder{in: in, opts: opts, cfg: cloneConfig(in.Config)}
+	lloom.MaterializeFederated(b.cfg)
+	b.policy = in.Policy
+	if b.policy == nil {
+		b.policy = fleet.DefaultPolicy()
+	}
+	b.pool = &model.Pool{Settings: b.policy.Settings()}
+	b.current = b.cfg.CurrentNodeID("")
+
+	b.buildNodes()
+	b.buildLinks()
+	b.buildVariants()
+	b.buildModels()
+	b.buildAliases()
+	b.buildDemand()
+	b.buildPins()
+	b.buildCurrent()
+	b.pool.Sort()
+	b.noteUnlinked()
+	if len(b.problems) > 0 {
+		return nil, b.problems
+	}
+	return &Catalog{Pool: b.pool, Notes: b.notes}, nil
+}
+
+type builder struct {
+	in      *fleet.Inputs
+	opts    Options
+	cfg     *lloom.Config
+	policy  *fleet.Policy
+	current string
+
+	pool     *model.Pool
+	notes    []string
+	problems lloom.Problems
+
+	// variantOf maps a runtime id to its variant id (members of a
+	// distributed group map to the group).
+	variantOf map[string]string
+	// served maps a model id to the variants that serve it.
+	served map[string][]string
+}
+
+func (b *builder) note(format string, args ...any) {
+	b.notes = append(b.notes, fmt.Sprintf(format, args...))
+}
+
+func (b *builder) problem(file, path, format string, args ...any) {
+	b.problems = append(b.problems, &lloom.InputError{File: file, Path: path, Msg: fmt.Sprintf(format, args...)})
+}
+
+func (b *builder) configFile() string {
+	if b.cfg.File != "" {
+		return b.cfg.File
+	}
+	return "config.json"
+}
+
+// cloneConfig copies what MaterializeFederated rewrites, so the caller's
+// inputs stay as read.
+func cloneConfig(c *lloom.Config) *lloom.Config {
+	cp := *c
+	cp.Models = append([]lloom.Model(nil), c.Models...)
+	cp.Backends = make(map[string]lloom.Backend, len(c.Backends))
+	for k, v := range c.Backends {
+		cp.Backends[k] = v
+	}
+	return &cp
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+func uniq(ss []string) []string {
+	out := make([]string, 0, len(ss))
+	seen := map[string]bool{}
+	for _, s := range ss {
+		if s != "" && !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func sortedUniq(ss []string) []string {
+	out := uniq(ss)
+	sort.Strings(out)
+	return out
+}
+
+func joinNodes(ns []string) string { return strings.Join(ns, "+") }
+
+// noteUnlinked warns about fixed multi-node lanes whose nodes no observed
+// link joins: tensor parallelism needs a linked clique, so the planner
+// cannot keep them.
+func (b *builder) noteUnlinked() {
+	ix := b.pool.Index()
+	for _, v := range b.pool.Variants {
+		if v.Kind == model.Recipe || len(v.Placements) != 1 {
+			continue
+		}
+		if nodes := v.Placements[0].Nodes; len(nodes) > 1 && !ix.Clique(nodes) {
+			b.note("%s spans %s, but no discovery link or inventory joins them all: a tensor-parallel lane needs a linked clique, so it cannot be planned there (add cluster.discovery.links)", v.ID, joinNodes(nodes))
+		}
+	}
+}

@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// Exit codes of every command; `poolsolve plan --help` documents them.
+const (
+	ExitOK         = 0 // done; for plan: a plan was found and it changes nothing
+	ExitChanges    = 1 // plan: a plan was found and it changes what runs
+	ExitBadInput   = 2 // bad flags or input files; nothing was written
+	ExitInfeasible = 3 // plan: the hard constraints (pins, cordons) admit no plan
+	ExitFailure    = 4 // anything else: I/O failure, internal error
+)
+
+// exitError carries an exit code through urfave/cli.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+func badInput(format string, args ...any) error {
+	return &exitError{ExitBadInput, fmt.Errorf(format, args...)}
+}
+
+// Run runs poolsolve with args (args[0] is the program name) and returns
+// the exit code. It never calls os.Exit, so tests can drive it.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := newApp(stdin, stdout, stderr)
+	err := app.Run(args)
+	if err == nil {
+		return ExitOK
+	}
+	if msg := err.Error(); msg != "" {
+		fmt.Fprintf(stderr, "poolsolve: %s\n", msg)
+	}
+	return exitCode(err)
+}
+
+func exitCode(err error) int {
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return ee.code
+	}
+	var ie *lloom.InputError
+	var ps lloom.Problems
+	if errors.As(err, &ie) || errors.As(err, &ps) {
+		return ExitBadInput
+	}
+	return ExitFailure
+}
+
+func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
+	return &cli.App{
+		Name:  "poolsolve",
+		Usage: "plan where model-serving lanes run across a pool of machines, and prove how good the plan is",
+		Description: `poolsolve reads an LLooM fleet (config.json, fleet profiles, node status,
+metrics, benchmarks, recipes, and its own pool.toml) and answers which model
+lanes should run on which node, with which residency, how each alias should
+route, and what that changes from what runs now. It is a dry run: nothing is
+started, stopped or rerouted.
+
+Give the inputs either as one fleet bundle (--fleet FILE) or as separate
+files (--config, --profiles, --policy, --metrics, --status, ...).`,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		HideHelpCommand: true,
+		Suggest:         true,
+		// Errors are printed once, by Run, with their exit code; urfave's
+		// own handler would exit the process.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Commands: []*cli.Command{
+			planCommand(),
+			catalogCommand(),
+			validateCommand(),
+		},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return &exitError{ExitBadInput, err}
+		},
+	}
+}

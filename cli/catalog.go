@@ -1,0 +1,245 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/catalog"
+	"github.com/poolsolve/poolsolve/lloom"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+func catalogCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "catalog",
+		Usage: "print the pool as the planner will see it",
+		Description: `Prints nodes with their memory domains, admission budgets, archs and links;
+variants with requirements, memory (and its source: estimate or measured RSS)
+and performance (and its source: metrics, a benchmark, or the default);
+aliases with their members, route profiles and demand; pins; what runs now.
+
+Examples:
+   poolsolve catalog --fleet examples/spark-fleet.json
+   poolsolve catalog --config config.json --metrics metrics.json --format json
+   poolsolve catalog --fleet fleet.json --consider-installs --cordon spark-node-02`,
+		Flags:        append(append(inputFlags(), poolFlags()...), formatFlag()),
+		OnUsageError: usageError,
+		Action: func(c *cli.Context) error {
+			if err := checkFormat(c.String("format")); err != nil {
+				return err
+			}
+			_, cat, err := buildCatalog(c, nil)
+			if err != nil {
+				return err
+			}
+			if c.String("format") == "json" {
+				return writeCatalogJSON(c.App.Writer, cat)
+			}
+			writeCatalogText(c.App.Writer, cat)
+			return nil
+		},
+	}
+}
+
+func usageError(_ *cli.Context, err error, _ bool) error { return &exitError{ExitBadInput, err} }
+
+func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
+	doc := struct {
+		Schema string      `json:"schema"`
+		Pool   *model.Pool `json:"pool"`
+		Notes  []string    `json:"notes"`
+	}{"poolsolve.catalog/v1", cat.Pool, cat.Notes}
+	if doc.Notes == nil {
+		doc.Notes = []string{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
+	p := cat.Pool
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "Nodes (%d)\n", len(p.Nodes))
+	for _, n := range p.Nodes {
+		state := "available"
+		if n.Unavailable != "" {
+			state = strings.ToUpper(n.Unavailable[:1]) + n.Unavailable[1:]
+		}
+		fmt.Fprintf(tw, "  %s\t%s\tarchs %s\taccelerators %s\tfrom %s\t%s\n", n.ID, orDash(n.Platform), list(n.Archs), list(n.Accelerators), orDash(n.Source), state)
+		for _, d := range n.Domains {
+			fmt.Fprintf(tw, "      %s\t%s\tadmits %s (%s)\tplan %s after %s headroom\t\n", d.ID, d.Kind, model.Gb(d.Budget.AdmitGb), d.Budget.Rule, model.Gb(d.Budget.PlanGb), model.Gb(d.Budget.HeadroomGb))
+		}
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nLinks (%d)\n", len(p.Links))
+	for _, l := range p.Links {
+		fmt.Fprintf(w, "  %s <-> %s  (%s)\n", l.A, l.B, l.Source)
+	}
+	fmt.Fprintf(w, "\nVariants (%d)\n", len(p.Variants))
+	for _, v := range p.Variants {
+		fmt.Fprintf(w, "  %s  [%s]  serves %s\n", v.ID, v.Kind, strings.Join(v.Models, ", "))
+		r := v.Req
+		fmt.Fprintf(w, "      needs    %d node(s), TP %d, archs %s, platforms %s, accelerators %s, backend %s, context %d, sequences %d\n",
+			r.NodeCount, r.TensorParallel, list(r.ComputeArchs), list(r.Platforms), list(r.Accelerators), orDash(r.Backend), r.ContextWindow, r.MaxSequences)
+		fmt.Fprintf(w, "      memory   %s per node (%s); load %.0f s; residency now %s\n", model.Gb(v.MemoryGb), v.MemorySource, v.LoadTimeMs/1000, v.DefaultResidency)
+		fmt.Fprintf(w, "      perf     first token %.0f ms", v.Perf.FirstTokenMs)
+		if v.Perf.DecodeTokPerSec > 0 {
+			fmt.Fprintf(w, ", decode %.1f tok/s", v.Perf.DecodeTokPerSec)
+		}
+		fmt.Fprintf(w, " (%s)\n", v.Perf.Source)
+		places := make([]string, 0, len(v.Placements))
+		for _, pl := range v.Placements {
+			places = append(places, pl.Key())
+		}
+		if len(places) > 8 {
+			places = append(places[:8], fmt.Sprintf("... %d more", len(v.Placements)-8))
+		}
+		fmt.Fprintf(w, "      places   %s\n", strings.Join(places, " | "))
+	}
+	fmt.Fprintf(w, "\nModels (%d)\n", len(p.Models))
+	for _, m := range p.Models {
+		what := "lanes " + list(m.Variants)
+		if m.External {
+			what = fmt.Sprintf("external, first token %.0f ms (%s)", m.Perf.FirstTokenMs, m.Perf.Source)
+		}
+		extra := ""
+		if m.DirectDemand > 0 {
+			extra += fmt.Sprintf(", %g direct requests", m.DirectDemand)
+		}
+		if m.Required {
+			extra += ", required"
+		}
+		fmt.Fprintf(w, "  %s  [%s]  %s%s\n", m.ID, m.Kind, what, extra)
+	}
+	fmt.Fprintf(w, "\nAliases (%d)\n", len(p.Aliases))
+	for _, a := range p.Aliases {
+		demand := fmt.Sprintf("%g requests", a.Demand)
+		if a.DemandSource != "" {
+			demand += " (" + a.DemandSource + ")"
+		}
+		fmt.Fprintf(w, "  %s  members %s  demand %s", a.ID, list(a.Members), demand)
+		if a.SLO != nil {
+			fmt.Fprintf(w, "  SLO%s", sloText(a.SLO))
+		}
+		fmt.Fprintln(w)
+		for _, r := range a.Routes {
+			active := ""
+			if r.Name == a.ActiveRoute {
+				active = " (active)"
+			}
+			fmt.Fprintf(w, "      route %s%s: %s\n", r.Name, active, list(r.Members))
+		}
+	}
+	if len(p.Pins) > 0 {
+		fmt.Fprintf(w, "\nPins (%d)\n", len(p.Pins))
+		for _, pin := range p.Pins {
+			fmt.Fprintf(w, "  %s  [%s]\n", pin.Label, pin.Source)
+		}
+	}
+	fmt.Fprintf(w, "\nRunning now\n")
+	for _, l := range p.Current.Lanes {
+		status := ""
+		if l.Status != "" {
+			status = " (" + l.Status + ")"
+		}
+		fmt.Fprintf(w, "  %s on %s, %s%s\n", l.Variant, strings.Join(l.Nodes, "+"), l.Residency, status)
+	}
+	for _, r := range p.Current.Routes {
+		fmt.Fprintf(w, "  %s -> %s\n", r.Alias, orDash(r.Primary))
+	}
+	if len(cat.Notes) > 0 {
+		fmt.Fprintf(w, "\nNotes\n")
+		for _, n := range cat.Notes {
+			fmt.Fprintf(w, "  - %s\n", n)
+		}
+	}
+}
+
+func sloText(s *model.SLO) string {
+	out := ""
+	if s.FirstTokenMs > 0 {
+		out += fmt.Sprintf(" first token <= %.0f ms", s.FirstTokenMs)
+	}
+	if s.TotalMs > 0 {
+		out += fmt.Sprintf(" total <= %.0f ms", s.TotalMs)
+	}
+	return out
+}
+
+func list(ss []string) string {
+	if len(ss) == 0 {
+		return "-"
+	}
+	return strings.Join(ss, ",")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func validateCommand() *cli.Command {
+	return &cli.Command{
+		Name:  "validate",
+		Usage: "report every problem in the inputs at once",
+		Description: `Reads every input, checks each against LLooM's rules and poolsolve's, and
+reports all problems together, each with its file, JSON path or TOML key,
+and what was expected. Exits 0 when the inputs are sound, 2 otherwise.
+
+Examples:
+   poolsolve validate --fleet examples/spark-fleet.json
+   poolsolve validate --config config.json --policy pool.toml --profiles profiles/`,
+		Flags:        append(inputFlags(), poolFlags()...),
+		OnUsageError: usageError,
+		Action: func(c *cli.Context) error {
+			in, err := loadInputs(c)
+			if err != nil {
+				return err
+			}
+			problems := in.Validate()
+			if len(problems) == 0 {
+				if _, err := catalog.Build(in, catalog.Options{
+					ConsiderInstalls: c.Bool("consider-installs"),
+					Cordons:          c.StringSlice("cordon"),
+					Pins:             c.StringSlice("pin"),
+					Profile:          c.String("profile"),
+				}); err != nil {
+					var ps lloom.Problems
+					if asProblems(err, &ps) {
+						problems = append(problems, ps...)
+					} else {
+						return inputErr(err)
+					}
+				}
+			}
+			if len(problems) > 0 {
+				for _, p := range problems {
+					fmt.Fprintf(c.App.ErrWriter, "%s\n", p.Error())
+				}
+				return &exitError{ExitBadInput, fmt.Errorf("%d problem(s) in the inputs", len(problems))}
+			}
+			fmt.Fprintln(c.App.Writer, "inputs are valid")
+			return nil
+		},
+	}
+}
+
+func asProblems(err error, ps *lloom.Problems) bool {
+	switch e := err.(type) {
+	case lloom.Problems:
+		*ps = e
+		return true
+	case *lloom.InputError:
+		*ps = lloom.Problems{e}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,169 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/plan"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+const planHelp = `Plans which model lanes run on which node, with which residency, how each
+alias routes, and what that changes from what runs now. A dry run: nothing is
+started, stopped or rerouted.
+
+The plan optimises four levels in order: (1) coverage, (2) external models
+only as fallback, (3) latency SLO violations, (4) demand-weighted latency plus
+churn. Each level reports its value and whether it is proved optimal.
+
+Exit codes:
+   0  a plan was found and it changes nothing
+   1  a plan was found and it changes what runs
+   2  bad flags or input files (nothing was written)
+   3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons are printed
+   4  any other failure
+
+Examples:
+   poolsolve plan --fleet examples/spark-fleet.json
+   poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-01 --cordon spark-node-02
+   poolsolve plan --config config.json --profiles profiles/ --policy pool.toml --metrics metrics.json
+   poolsolve plan --fleet fleet.json --pin qwen38-27b-nvfp4=spark-node-02 --format json -o plan.json
+   poolsolve plan --fleet fleet.json --solver greedy --time-limit 2s`
+
+func planCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "plan",
+		Usage:       "propose where lanes run, their residency and routes, and the diff from now (dry run)",
+		Description: planHelp,
+		Flags: append(append(inputFlags(), poolFlags()...),
+			formatFlag(),
+			&cli.DurationFlag{Name: "time-limit", Usage: "stop searching after `DURATION` and return the best plan found (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
+			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (atomically) instead of stdout", TakesFile: true},
+		),
+		OnUsageError: usageError,
+		Action:       runPlan,
+	}
+}
+
+func runPlan(c *cli.Context) error {
+	format := c.String("format")
+	if err := checkFormat(format); err != nil {
+		return err
+	}
+	kind := c.String("solver")
+	if kind != "exact" && kind != "greedy" {
+		return badInput("--solver %q: expected exact or greedy", kind)
+	}
+	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
+		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	in, cat, err := buildCatalog(c, nil)
+	if err != nil {
+		return err
+	}
+	opts := solverOptions(c, in, kind)
+	progress := progressWriter(c)
+	if progress != nil {
+		opts.Progress = progress
+	}
+	res, err := solver.Solve(context.Background(), cat.Pool, opts)
+	if err != nil {
+		return errorf("solve: %v", err)
+	}
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes})
+	var buf bytes.Buffer
+	if format == "json" {
+		err = plan.WriteJSON(&buf, p)
+	} else {
+		err = plan.WriteText(&buf, p, plan.TextOptions{})
+	}
+	if err != nil {
+		return errorf("render plan: %v", err)
+	}
+	if out := c.String("output"); out != "" {
+		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
+			return errorf("write %s: %v", out, err)
+		}
+	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
+		return errorf("write plan: %v", err)
+	}
+	switch {
+	case res.Infeasible:
+		return &exitError{ExitInfeasible, fmt.Errorf("no plan satisfies the hard constraints (see the reasons above)")}
+	case p.HasChanges():
+		return &exitError{ExitChanges, errSilent}
+	}
+	return nil
+}
+
+// errSilent ends a command with a non-zero code and no message.
+var errSilent = silent{}
+
+type silent struct{}
+
+func (silent) Error() string { return "" }
+
+func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
+	opts := solver.Options{Solver: kind, TimeLimit: 5 * time.Second}
+	if in.Policy != nil {
+		if d := time.Duration(in.Policy.Solver.TimeLimit); d > 0 {
+			opts.TimeLimit = d
+		}
+		opts.Seed = in.Policy.Solver.Seed
+	}
+	if c.IsSet("time-limit") {
+		opts.TimeLimit = c.Duration("time-limit")
+	}
+	if c.IsSet("seed") {
+		opts.Seed = c.Uint64("seed")
+	}
+	return opts
+}
+
+func fleetName(c *cli.Context) string {
+	if f := c.String("fleet"); f != "" {
+		return f
+	}
+	return c.String("config")
+}
+
+// progressWriter reports long solves on stderr, when stderr is a terminal
+// and --quiet is not set. The solver calls it at most a few times a second.
+func progressWriter(c *cli.Context) func(solver.Progress) {
+	if c.Bool("quiet") || !isTerminal(c.App.ErrWriter) {
+		return nil
+	}
+	w := c.App.ErrWriter
+	var last time.Time
+	return func(p solver.Progress) {
+		if p.Elapsed < time.Second || time.Since(last) < 250*time.Millisecond {
+			return
+		}
+		last = time.Now()
+		name := ""
+		if p.Level >= 1 && p.Level <= 4 {
+			name = model.LevelNames[p.Level-1]
+		}
+		fmt.Fprintf(w, "\r  %5.1fs  level %d %-14s incumbent %v  bound %d   ", p.Elapsed.Seconds(), p.Level, name, p.Incumbent, p.Bound)
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,87 @@
+package solver
+
+import (
+	"time"
+
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Status says how much a level's value is worth.
+type Status string
+
+const (
+	// Optimal: proved, by an UNSAT answer one below the value or by a
+	// lower bound equal to it.
+	Optimal Status = "optimal"
+	// Bounded: the best value found before the deadline, with a lower
+	// bound below it.
+	Bounded Status = "bounded"
+	// Heuristic: the value of a heuristic plan, nothing proved.
+	Heuristic Status = "heuristic"
+)
+
+// Level reports one objective level.
+type Level struct {
+	Index      int    `json:"level"` // 1..4
+	Name       string `json:"name"`
+	Value      int64  `json:"value"`
+	Status     Status `json:"status"`
+	LowerBound int64  `json:"lowerBound"`
+	// BoundSource: "sat-unsat", "lp", "trivial", or "" when no bound.
+	BoundSource string        `json:"boundSource,omitempty"`
+	Gap         float64       `json:"gap"` // (value - lowerBound) / value, 0 when value is 0
+	Elapsed     time.Duration `json:"-"`
+}
+
+// Explanation says, in operator terms, why something the operator asked
+// for or expects cannot hold: an uncovered source, or a pin that fails.
+type Explanation struct {
+	Subject string   `json:"subject"` // alias id, model:<id>, or pin label
+	Reason  string   `json:"reason"`
+	Pins    []string `json:"pins,omitempty"` // the minimal set of conflicting pins/cordons
+}
+
+// Result is what a solve returns: always a complete assignment that passed
+// the independent evaluator, unless Infeasible is set.
+type Result struct {
+	Assignment model.Assignment `json:"assignment"`
+	Objective  model.Objective  `json:"objective"`
+	Levels     [4]Level         `json:"levels"`
+	// Infeasible is set when the hard constraints admit no plan at all
+	// (e.g. pins that cannot hold together); Explanations then say why.
+	Infeasible   bool          `json:"infeasible,omitempty"`
+	Explanations []Explanation `json:"explanations,omitempty"`
+	Stats        Stats         `json:"stats"`
+}
+
+// Stats describes the work done.
+type Stats struct {
+	Solver      string        `json:"solver"` // exact or greedy
+	Vars        int           `json:"vars"`
+	Clauses     int           `json:"clauses"`
+	SolveCalls  int           `json:"solveCalls"`
+	Components  int           `json:"components"`
+	TimeToFirst time.Duration `json:"-"`
+	TimeTotal   time.Duration `json:"-"`
+}
+
+// Progress is reported while a long solve runs.
+type Progress struct {
+	Level     int
+	Incumbent model.Objective
+	Bound     int64
+	Elapsed   time.Duration
+}
+
+// Options steer a solve. The zero value is usable: exact, 5 s.
+type Options struct {
+	// Solver is "exact" (default) or "greedy".
+	Solver string
+	// TimeLimit bounds the whole solve; the best plan found by then is
+	// returned. Zero means 5 s.
+	TimeLimit time.Duration
+	// Seed seeds every random choice (LNS neighbourhoods, local search).
+	Seed uint64
+	// Progress, if set, is called from the solving goroutine.
+	Progress func(Progress)
+}
