@@ -1,0 +1,274 @@
+package agent
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/poolsolve/poolsolve/inventory"
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// maxParallel bounds how many peers are asked at once.
+const maxParallel = 16
+
+// gather answers /gateway/cluster: this node locally and every peer over
+// HTTP, in parallel, each within the node timeout. It always answers; a
+// peer that fails is reported as unreachable with the reason.
+func (h *handler) gather(ctx context.Context, withInventory bool) *lloom.ClusterStatus {
+	cs := &lloom.ClusterStatus{
+		Enabled: true, ID: h.cfg.ClusterID, NodeID: h.cfg.NodeID, LeaderNode: h.cfg.LeaderNode,
+		Nodes: map[string]lloom.NodeStatus{},
+	}
+	var peers []Peer
+	for _, p := range h.cfg.Peers {
+		if p.ID != h.cfg.NodeID {
+			peers = append(peers, p)
+		}
+	}
+	out := make([]lloom.NodeStatus, len(peers))
+	var local *lloom.NodeStatus
+	var localErr error
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallel)
+	wg.Go(func() {
+		// The whole answer stays within the node timeout, this node too.
+		local, localErr = h.localStatus(ctx, withInventory, h.cfg.NodeTimeout)
+	})
+	for i, p := range peers {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				out[i] = unreachable(p, errors.New("request cancelled"))
+				return
+			}
+			out[i] = h.remote(ctx, p, withInventory)
+		})
+	}
+	wg.Wait()
+	if localErr != nil {
+		// Reachable, and says why its inventory is missing.
+		local.Error = lloom.Message(localErr.Error())
+	}
+	cs.Nodes[h.cfg.NodeID] = *local
+	for i, p := range peers {
+		cs.Nodes[p.ID] = out[i]
+	}
+	return cs
+}
+
+func unreachable(p Peer, err error) lloom.NodeStatus {
+	return lloom.NodeStatus{ID: p.ID, Name: peerName(p), Reachable: false, Error: lloom.Message(err.Error())}
+}
+
+func peerName(p Peer) string {
+	if p.Name != "" {
+		return p.Name
+	}
+	return p.ID
+}
+
+// remote asks one peer for its node status.
+func (h *handler) remote(ctx context.Context, p Peer, withInventory bool) lloom.NodeStatus {
+	ctx, cancel := context.WithTimeout(ctx, h.cfg.NodeTimeout)
+	defer cancel()
+	st, err := h.fetch(ctx, p, withInventory)
+	if err != nil {
+		u := unreachable(p, err)
+		var mm *mismatchError
+		if errors.As(err, &mm) {
+			u.Identity = &lloom.NodeIdentity{ConfiguredID: p.ID, ClaimedID: mm.claimed, Mismatch: true}
+		}
+		return u
+	}
+	return *st
+}
+
+// mismatchError is a peer that answered as another node: its endpoint
+// points at the wrong machine, and planning it as this node would count
+// one machine twice.
+type mismatchError struct{ claimed string }
+
+func (e *mismatchError) Error() string {
+	return fmt.Sprintf("endpoint answered as node %q", clip(e.claimed))
+}
+
+// fetch gets, checks and cleans one peer's answer. Its errors never quote
+// the endpoint, the key, or the body.
+func (h *handler) fetch(ctx context.Context, p Peer, withInventory bool) (*lloom.NodeStatus, error) {
+	target, err := nodeURL(p.Endpoint, withInventory)
+	if err != nil {
+		return nil, err
+	}
+	keyEnv := p.APIKeyEnv
+	if keyEnv == "" {
+		keyEnv = h.cfg.APIKeyEnv
+	}
+	key := h.cfg.Getenv(keyEnv)
+	if key == "" {
+		return nil, fmt.Errorf("no key for this node: environment variable %s is empty", keyEnv)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, errors.New("endpoint is not a usable URL")
+	}
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Accept", "application/json")
+	resp, err := h.client.Do(req)
+	if err != nil {
+		return nil, describe(err, h.cfg.NodeTimeout)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, h.cfg.MaxBodyBytes+1))
+	if err != nil {
+		return nil, describe(err, h.cfg.NodeTimeout)
+	}
+	if int64(len(body)) > h.cfg.MaxBodyBytes {
+		return nil, fmt.Errorf("answer larger than %d bytes", h.cfg.MaxBodyBytes)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, statusError(resp.StatusCode, body, p.ID, keyEnv)
+	}
+	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+		return nil, fmt.Errorf("answer is not JSON (content type %q)", clip(resp.Header.Get("Content-Type")))
+	}
+	st, err := lloom.ParseNodeStatus(body, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("answer is not a node status: %s", clip(err.Error()))
+	}
+	st = st.Redacted()
+	if st.ID != "" && st.ID != p.ID {
+		return nil, &mismatchError{claimed: st.ID}
+	}
+	st.ID, st.Local, st.Reachable, st.Error, st.Identity = p.ID, false, true, "", nil
+	if st.Name == "" {
+		st.Name = peerName(p)
+	}
+	if !withInventory || len(st.Inventory) == 0 {
+		st.Inventory = nil
+		return st, nil
+	}
+	// Re-encode through the schema: a broken inventory is dropped, and the
+	// node stays reachable with the reason in its error.
+	inv, err := inventory.Parse(st.Inventory, p.ID)
+	switch {
+	case err != nil:
+		st.Inventory, st.Error = nil, lloom.Message("inventory dropped: "+clip(err.Error()))
+	case inv.NodeID != p.ID:
+		st.Inventory, st.Error = nil, lloom.Message(fmt.Sprintf("inventory dropped: it describes node %q", clip(inv.NodeID)))
+	default:
+		raw, err := json.Marshal(inv)
+		if err != nil {
+			st.Inventory, st.Error = nil, "inventory dropped: cannot re-encode it"
+		} else {
+			st.Inventory = raw
+		}
+	}
+	return st, nil
+}
+
+// nodeURL is the peer's /gateway/node URL under its endpoint.
+func nodeURL(endpoint string, withInventory bool) (string, error) {
+	u, err := url.Parse(strings.TrimSpace(endpoint))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", errors.New("endpoint is not an http(s) URL")
+	}
+	if u.User != nil {
+		return "", errors.New("endpoint carries credentials; give the key through apiKeyEnv instead")
+	}
+	u.Path = strings.TrimRight(u.Path, "/") + "/gateway/node"
+	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
+	if withInventory {
+		u.RawQuery = "inventory=1"
+	}
+	return u.String(), nil
+}
+
+// statusError words a non-200 answer, using LLooM's error envelope when
+// the body is one.
+func statusError(code int, body []byte, id, keyEnv string) error {
+	var detail string
+	if _, err := lloom.ParseNodeStatus(body, id); err != nil {
+		var g *lloom.GatewayError
+		if errors.As(err, &g) && g.Message != "" {
+			detail = ": " + clip(scrubURLs(g.Message))
+		}
+	}
+	switch code {
+	case http.StatusUnauthorized, http.StatusForbidden:
+		return fmt.Errorf("key refused (HTTP %d%s); check environment variable %s", code, detail, keyEnv)
+	}
+	if code >= 300 && code < 400 {
+		return fmt.Errorf("HTTP %d redirect not followed", code)
+	}
+	return fmt.Errorf("HTTP %d%s", code, detail)
+}
+
+// describe words a transport error without the URL, host or port the
+// standard library puts in its messages.
+func describe(err error, timeout time.Duration) error {
+	var dnsErr *net.DNSError
+	var opErr *net.OpError
+	var sysErr *os.SyscallError
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var recordErr tls.RecordHeaderError
+	switch {
+	case errors.Is(err, errRedirect):
+		return errors.New("redirect to another host refused")
+	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
+		return fmt.Errorf("no answer within %s", timeout)
+	case errors.Is(err, context.Canceled):
+		return errors.New("request cancelled")
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return errors.New("connection refused")
+	case errors.As(err, &dnsErr):
+		return errors.New("host name does not resolve")
+	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &recordErr):
+		return errors.New("TLS handshake failed")
+	case errors.As(err, &sysErr):
+		return fmt.Errorf("network error: %s", sysErr.Err)
+	case errors.As(err, &opErr):
+		return fmt.Errorf("network error (%s)", opErr.Op)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return errors.New("connection closed mid-answer")
+	}
+	return errors.New("request failed")
+}
+
+func scrubURLs(s string) string {
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			return s
+		}
+		start := i
+		for start > 0 && isSchemeByte(s[start-1]) {
+			start--
+		}
+		end := i + 3
+		for end < len(s) && !strings.ContainsRune(" \t\r\n\"'<>", rune(s[end])) {
+			end++
+		}
+		s = s[:start] + "[redacted]" + s[end:]
+	}
+}
+
+func isSchemeByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.'
+}

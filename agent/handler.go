@@ -1,0 +1,176 @@
+package agent
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// ErrorBody is LLooM's error envelope.
+type ErrorBody struct {
+	Error APIError `json:"error"`
+}
+
+// APIError is the inside of LLooM's error envelope.
+type APIError struct {
+	Message string `json:"message"`
+	Type    string `json:"type"`
+	Code    string `json:"code"`
+}
+
+// NodeResponse is the answer to GET /gateway/node. The node is lloom's
+// NodeStatus, so lloom.ParseNodeStatus reads it back.
+type NodeResponse struct {
+	OK   bool              `json:"ok"`
+	Node *lloom.NodeStatus `json:"node"`
+}
+
+// ClusterResponse is the answer to GET /gateway/cluster; lloom's
+// ParseClusterStatus reads it back.
+type ClusterResponse struct {
+	OK      bool                 `json:"ok"`
+	Cluster *lloom.ClusterStatus `json:"cluster"`
+}
+
+type handler struct {
+	cfg    Config
+	keySum [sha256.Size]byte
+	client *http.Client
+}
+
+// NewHandler returns the agent's HTTP handler. It fails when the config
+// lacks a node id or an inventory source, or when the admin key's
+// environment variable is unset or empty (ErrNoKey): an agent without a key
+// would serve every caller.
+func NewHandler(cfg Config) (http.Handler, error) {
+	c, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	h := &handler{cfg: c, keySum: sha256.Sum256([]byte(c.Getenv(c.APIKeyEnv)))}
+	h.client = &http.Client{Transport: c.Transport, CheckRedirect: sameHostOnly}
+	return h, nil
+}
+
+func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !h.authorized(w, r) {
+		return
+	}
+	var route func(http.ResponseWriter, *http.Request)
+	switch r.URL.Path {
+	case "/gateway/node":
+		route = h.node
+	case "/gateway/cluster":
+		route = h.cluster
+	default:
+		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no route "+strconv.Quote(clip(r.URL.Path)))
+		return
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", r.Method+" is not allowed; this agent is read-only")
+		return
+	}
+	route(w, r)
+}
+
+// authorized checks the bearer token: 401 when there is none, 403 when it
+// is wrong. Both sides are hashed first so the comparison takes the same
+// time whatever the token's length.
+func (h *handler) authorized(w http.ResponseWriter, r *http.Request) bool {
+	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	token = strings.TrimSpace(token)
+	if !strings.EqualFold(scheme, "Bearer") || token == "" {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="poolsolve"`)
+		writeError(w, http.StatusUnauthorized, "authentication_error", "unauthorized", "missing or invalid admin authorization token")
+		return false
+	}
+	sum := sha256.Sum256([]byte(token))
+	if subtle.ConstantTimeCompare(sum[:], h.keySum[:]) != 1 {
+		writeError(w, http.StatusForbidden, "permission_error", "forbidden", "admin authorization token not accepted")
+		return false
+	}
+	return true
+}
+
+func wantInventory(r *http.Request) bool {
+	switch r.URL.Query().Get("inventory") {
+	case "1", "true", "yes":
+		return true
+	}
+	return false
+}
+
+func (h *handler) node(w http.ResponseWriter, r *http.Request) {
+	st, err := h.localStatus(r.Context(), wantInventory(r), h.cfg.InventoryWait)
+	if err != nil {
+		if r.Context().Err() != nil {
+			return // the client left
+		}
+		w.Header().Set("Retry-After", "5")
+		writeError(w, http.StatusServiceUnavailable, "server_error", "inventory_unavailable", err.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, NodeResponse{OK: true, Node: st})
+}
+
+func (h *handler) cluster(w http.ResponseWriter, r *http.Request) {
+	cs := h.gather(r.Context(), wantInventory(r))
+	if r.Context().Err() != nil {
+		return
+	}
+	writeJSON(w, http.StatusOK, ClusterResponse{OK: true, Cluster: cs})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		writeError(w, http.StatusInternalServerError, "server_error", "internal_error", "could not encode the answer")
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json; charset=utf-8")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	hdr.Set("Content-Length", strconv.Itoa(len(body)+1))
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
+	body, _ := json.Marshal(ErrorBody{Error: APIError{Message: msg, Type: typ, Code: code}})
+	hdr := w.Header()
+	hdr.Set("Content-Type", "application/json; charset=utf-8")
+	hdr.Set("Cache-Control", "no-store")
+	hdr.Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	w.Write(append(body, '\n'))
+}
+
+// clip shortens text from a request or a remote answer before it goes
+// into a message.
+func clip(s string) string {
+	const max = 120
+	if len(s) <= max {
+		return s
+	}
+	return s[:max] + "..."
+}
+
+// errRedirect is a redirect to another host, or too many redirects.
+var errRedirect = errors.New("redirect refused")
+
+// sameHostOnly follows at most three redirects, all to the scheme and host
+// first asked: the bearer key must not travel anywhere else.
+func sameHostOnly(req *http.Request, via []*http.Request) error {
+	if len(via) >= 3 || req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
+		return errRedirect
+	}
+	return nil
+}

@@ -1,0 +1,292 @@
+package encode
+
+import (
+	"github.com/go-air/gini"
+	"github.com/go-air/gini/z"
+)
+
+// Meaning says what a variable stands for, for names, exports and tests.
+type Meaning string
+
+const (
+	MeanConst      Meaning = "const"      // the constant true variable
+	MeanLane       Meaning = "lane"       // x: a variant on one placement
+	MeanPlaced     Meaning = "placed"     // a variant is placed somewhere
+	MeanResidency  Meaning = "residency"  // a placed variant's residency
+	MeanRoute      Meaning = "route"      // a source served by a model (and lane)
+	MeanUncovered  Meaning = "uncovered"  // u: a source served by nothing
+	MeanExternal   Meaning = "external"   // e: an alias served first by an external model (level 2)
+	MeanViolation  Meaning = "slo"        // an alias breaking its SLO (level 3)
+	MeanLatency    Meaning = "latency"    // a route together with the lane's residency (level 4)
+	MeanStart      Meaning = "start"      // churn: a lane not running now on its node set
+	MeanStop       Meaning = "stop"       // churn: a current lane stopped or moved
+	MeanChange     Meaning = "change"     // churn: a kept lane with another residency
+	MeanKeep       Meaning = "keep"       // a lane kept with one residency (exact)
+	MeanAvailable  Meaning = "available"  // a model has a placed lane (route pins)
+	MeanMemory     Meaning = "memory"     // a lane's resident or always draw is on
+	MeanAssumption Meaning = "assumption" // a named pin or cordon
+	MeanActivation Meaning = "activation" // guards a removable bound encoding
+	MeanMDD        Meaning = "mdd"        // a node of a bound decision diagram
+	MeanTotalizer  Meaning = "totalizer"  // a totalizer output
+	MeanLadder     Meaning = "amo"        // a sequential at-most-one register
+	MeanSymmetry   Meaning = "symmetry"   // lex-leader "equal so far"
+	MeanUnused     Meaning = "unused"     // allocated, then released
+)
+
+// VarInfo names one variable. Vars are indexed by z.Var; index 0 is unused.
+type VarInfo struct {
+	Name    string  `json:"name"`
+	Meaning Meaning `json:"meaning"`
+}
+
+// Guard is one activation literal and the bound it guards.
+type Guard struct {
+	Lit     z.Lit  `json:"lit"`
+	Name    string `json:"name"`
+	Retired bool   `json:"retired"` // deactivated: its clauses are gone from the solver
+	// Dead is set when a guarded clause was empty at level 0: the guard
+	// literal is then false for good and is never recycled.
+	Dead bool `json:"dead,omitempty"`
+}
+
+// ClauseLog keeps every clause as it was written, before the solver
+// simplifies it (gini's own Write prints the simplified database), so
+// exports and tests see the whole model.
+type ClauseLog struct {
+	lits   []z.Lit
+	starts []int32
+	guards []int32 // index into Guards, -1 for a permanent clause
+	tags   []uint16
+	// Tags name the constraint families, indexed by Clause.Tag.
+	Tags []string
+	// Guards are the activation literals, indexed by Clause.Guard.
+	Guards []Guard
+	tagIx  map[string]uint16
+}
+
+// Clause is one logged clause.
+type Clause struct {
+	Lits  []z.Lit
+	Guard int // index into ClauseLog.Guards, -1 when permanent
+	Tag   int // index into ClauseLog.Tags
+}
+
+// Len is the number of logged clauses.
+func (l *ClauseLog) Len() int { return len(l.starts) }
+
+// Clause returns clause i; its Lits alias the log and must not be changed.
+func (l *ClauseLog) Clause(i int) Clause {
+	end := len(l.lits)
+	if i+1 < len(l.starts) {
+		end = int(l.starts[i+1])
+	}
+	return Clause{Lits: l.lits[l.starts[i]:end], Guard: int(l.guards[i]), Tag: int(l.tags[i])}
+}
+
+func (l *ClauseLog) tag(name string) uint16 {
+	if t, ok := l.tagIx[name]; ok {
+		return t
+	}
+	if l.tagIx == nil {
+		l.tagIx = map[string]uint16{}
+	}
+	t := uint16(len(l.Tags))
+	l.Tags = append(l.Tags, name)
+	l.tagIx[name] = t
+	return t
+}
+
+// cnf allocates variables from the one solver, adds clauses to it and logs
+// them. Every variable comes from gini's own allocator so that activation
+// literals, which gini hands out itself, never collide with ours.
+type cnf struct {
+	S    *gini.Gini
+	Vars []VarInfo
+	Log  ClauseLog
+	T    z.Lit // constant true
+
+	tag   uint16 // family of the clauses being added
+	guard int32  // current guard, -1 for none
+	buf   []z.Lit
+}
+
+func newCNF() *cnf {
+	c := &cnf{S: gini.New(), Vars: []VarInfo{{}}, guard: -1}
+	c.T = c.newVar("true", MeanConst)
+	c.family("const")
+	c.clause(c.T)
+	return c
+}
+
+// F is the constant false literal.
+func (c *cnf) F() z.Lit { return c.T.Not() }
+
+func (c *cnf) newVar(name string, m Meaning) z.Lit {
+	l := c.S.Lit()
+	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
+	return l
+}
+
+func (c *cnf) setInfo(v z.Var, vi VarInfo) {
+	for int(v) >= len(c.Vars) {
+		c.Vars = append(c.Vars, VarInfo{Meaning: MeanUnused})
+	}
+	c.Vars[v] = vi
+}
+
+// family sets the tag of the clauses added next.
+func (c *cnf) family(name string) { c.tag = c.Log.tag(name) }
+
+// isConst reports whether m is the constant true or false literal.
+func (c *cnf) isConst(m z.Lit) bool { return m.Var() == c.T.Var() }
+
+// clause adds a permanent clause, or a guarded one while a guard is open.
+// Constant literals are folded here so that the log and the solver agree.
+func (c *cnf) clause(ms ...z.Lit) {
+	buf := c.buf[:0]
+	for _, m := range ms {
+		if m == c.T && len(ms) > 1 {
+			return // satisfied
+		}
+		if m == c.F() {
+			continue
+		}
+		buf = append(buf, m)
+	}
+	c.buf = buf
+	c.Log.starts = append(c.Log.starts, int32(len(c.Log.lits)))
+	c.Log.lits = append(c.Log.lits, buf...)
+	c.Log.guards = append(c.Log.guards, c.guard)
+	c.Log.tags = append(c.Log.tags, c.tag)
+	if c.guard >= 0 {
+		c.addGuarded(buf)
+		return
+	}
+	for _, m := range buf {
+		c.S.Add(m)
+	}
+	c.S.Add(z.LitNull)
+}
+
+// addGuarded adds a clause under the open guard. gini panics when an
+// activated clause is already true at level 0 or becomes empty, so both
+// cases are settled here with level-0 values (the guard was opened with
+// ActivationLit, which backtracks to level 0, and nothing has solved since).
+func (c *cnf) addGuarded(ms []z.Lit) {
+	g := &c.Log.Guards[c.guard]
+	if g.Dead {
+		return
+	}
+	n := 0
+	for _, m := range ms {
+		if c.S.Value(m) {
+			return // true at level 0
+		}
+		if !c.S.Value(m.Not()) {
+			n++
+		}
+	}
+	if n == 0 {
+		// The bound is impossible under level-0 facts: make the guard
+		// false for good; assuming it then fails at once.
+		g.Dead = true
+		c.S.Add(g.Lit.Not())
+		c.S.Add(z.LitNull)
+		return
+	}
+	for _, m := range ms {
+		if !c.S.Value(m.Not()) {
+			c.S.Add(m)
+		}
+	}
+	c.S.ActivateWith(g.Lit)
+}
+
+// openGuard starts a group of clauses that one activation literal guards.
+func (c *cnf) openGuard(name string) int {
+	l := c.S.ActivationLit()
+	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: MeanActivation})
+	c.Log.Guards = append(c.Log.Guards, Guard{Lit: l, Name: name})
+	c.guard = int32(len(c.Log.Guards) - 1)
+	return int(c.guard)
+}
+
+func (c *cnf) closeGuard() { c.guard = -1 }
+
+// retireGuard removes a guarded group from the solver. The clauses stay in
+// the log, marked retired.
+func (c *cnf) retireGuard(i int) {
+	g := &c.Log.Guards[i]
+	if g.Retired {
+		return
+	}
+	g.Retired = true
+	if g.Dead {
+		return // its literal is false at level 0 and must not be recycled
+	}
+	c.S.Deactivate(g.Lit)
+	c.setInfo(g.Lit.Var(), VarInfo{Name: g.Name + " (retired)", Meaning: MeanUnused})
+}
+
+// implies adds a -> b.
+func (c *cnf) implies(a, b z.Lit) { c.clause(a.Not(), b) }
+
+// atMostOne: pairwise up to 6 literals, else a sequential (ladder)
+// register, Sinz 2005: 3n clauses and n-1 auxiliaries.
+func (c *cnf) atMostOne(name string, ms []z.Lit) []ladder {
+	if len(ms) <= 1 {
+		return nil
+	}
+	if len(ms) <= 6 {
+		for i := range ms {
+			for j := i + 1; j < len(ms); j++ {
+				c.clause(ms[i].Not(), ms[j].Not())
+			}
+		}
+		return nil
+	}
+	var out []ladder
+	group := append([]z.Lit(nil), ms...)
+	prev := z.LitNull
+	for i := 0; i < len(ms)-1; i++ {
+		s := c.newVar(name+"#amo"+itoa(i), MeanLadder)
+		out = append(out, ladder{s: s, group: group, n: i + 1})
+		c.clause(ms[i].Not(), s)
+		if prev != z.LitNull {
+			c.clause(prev.Not(), s)
+			c.clause(prev.Not(), ms[i].Not())
+		}
+		prev = s
+	}
+	c.clause(prev.Not(), ms[len(ms)-1].Not())
+	return out
+}
+
+// ladder records one AMO register: s is the OR of group[:n].
+type ladder struct {
+	s     z.Lit
+	group []z.Lit
+	n     int
+}
+
+func itoa(i int) string {
+	if i == 0 {
+		return "0"
+	}
+	neg := i < 0
+	if neg {
+		i = -i
+	}
+	var b [20]byte
+	p := len(b)
+	for i > 0 {
+		p--
+		b[p] = byte('0' + i%10)
+		i /= 10
+	}
+	if neg {
+		p--
+		b[p] = '-'
+	}
+	return string(b[p:])
+}

@@ -1,0 +1,463 @@
+package encode
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Options tune an encoding. The zero value is the default.
+type Options struct {
+	// UnitsPerGiB fixes the memory resolution. Zero picks the coarsest of
+	// 1, 10, 100 and 1000 units per GiB that represents every draw
+	// exactly, or 10 (0.1 GiB) when none does.
+	UnitsPerGiB int64
+}
+
+// Encoding is one pool as CNF in one gini solver, with the literal map back
+// to the model, the linear mirror, the clause log and the named assumptions.
+// It is not safe for concurrent use; one goroutine drives it.
+type Encoding struct {
+	*cnf
+	Pool  *model.Pool
+	Index *model.PoolIndex
+	// Scale is memory units per GiB. Exact is true when every draw is a
+	// whole number of units; budgets are rounded down either way.
+	Scale int64
+	Exact bool
+
+	Lanes    []Lane
+	Variants []VariantLits // indexed like Pool.Variants
+	Sources  []Source      // sorted by ID
+	// Assumptions are the named pin and cordon literals; a normal solve
+	// assumes all of them, so that gini's Why can name the ones that fail.
+	Assumptions []Assumption
+	Rejected    []Rejection
+	Domains     []DomainMemory
+	Linear      Linear
+
+	costs     costs
+	counts    [3][]z.Lit // level 1-3 literals
+	l4        []Group    // level-4 groups (sources, then variants)
+	tot       [3]*Totalizer
+	tots      []*Totalizer
+	lastL4    *mdd
+	sym       []*lexLeader
+	mdds      []*mdd
+	ladders   []ladder
+	defs      []def
+	sourceIx  map[string]int
+	l4Guard   int
+	l4Bound   int64
+	availMemo map[string]z.Lit
+}
+
+// Lane is a variant on one candidate placement: the x variable.
+type Lane struct {
+	Variant   int    // index into Pool.Variants
+	Placement int    // index into that variant's Placements
+	Key       string // placement key, nodes joined by "+"
+	Nodes     []string
+	Lit       z.Lit
+	// Cordons are the unavailable nodes that alone make the placement
+	// ineligible. Such a lane exists only so that a pin on it and the
+	// cordon can be named together; the cordon assumptions keep it off.
+	Cordons []string
+	// Resident and Always are the lane's memory terms (x and not auto,
+	// x and always); zero when the lane draws nothing.
+	Resident, Always z.Lit
+}
+
+// VariantLits are a variant's placement and residency literals.
+type VariantLits struct {
+	Placed z.Lit    // F when no lane exists
+	Res    [3]z.Lit // always, preferred, auto (model.Residencies order); F where impossible
+	Lanes  []int    // indexes into Encoding.Lanes
+	// Eligible is true when some lane is eligible as is (not cordoned).
+	Eligible bool
+}
+
+// Source is a demand source: an alias, or a model asked for by its id.
+type Source struct {
+	ID     string
+	Alias  int // index into Pool.Aliases, or -1
+	Model  int // index into Pool.Models for model sources, or -1
+	Demand float64
+	U      z.Lit // uncovered; T when nothing can serve the source
+	Routes []Route
+	// E is the level-2 literal (external first although a local lane could
+	// serve), Viol the level-3 one; zero where the level does not apply.
+	E, Viol z.Lit
+	// Skipped says why candidates have no route literal, for explanations.
+	Skipped []string
+}
+
+// Route is one thing that may serve a source first.
+type Route struct {
+	Model   string
+	Variant int // index into Pool.Variants, -1 for an external model
+	Lit     z.Lit
+}
+
+// AssumptionKind says what a named assumption stands for.
+type AssumptionKind string
+
+const (
+	AssumePin    AssumptionKind = "pin"
+	AssumeCordon AssumptionKind = "cordon"
+)
+
+// Assumption is a named literal that guards a pin's or a cordon's clauses.
+type Assumption struct {
+	Lit   z.Lit
+	Kind  AssumptionKind
+	Pin   int    // index into Pool.Pins, or -1
+	Node  string // the cordoned node
+	Label string
+}
+
+// Rejection is a candidate placement that eligibility removed.
+type Rejection struct {
+	Variant, Placement int
+	Reason             string
+}
+
+// DomainMemory is one domain's memory rows, in units.
+type DomainMemory struct {
+	Node, Domain string
+	Budget       int64 // plan budget in units, rounded down
+	Lanes        []int
+	Units        []int64 // draw of Lanes[i], rounded up
+}
+
+// def computes a derived variable's intended value from the decisions,
+// for Values; defs run in creation order.
+type def struct {
+	v z.Var
+	f func(val func(z.Lit) bool) bool
+}
+
+// ErrNilPool is returned for a nil pool.
+var ErrNilPool = errors.New("encode: nil pool")
+
+// New encodes p's hard constraints and objective terms. Bound encodings
+// (LevelBound) are added later, on demand.
+func New(p *model.Pool, opts Options) (*Encoding, error) {
+	if p == nil {
+		return nil, ErrNilPool
+	}
+	e := &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
+		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, l4Guard: -1}
+	e.Linear.Offsets = [4]int64{}
+	e.lanes()
+	e.scale(opts.UnitsPerGiB)
+	e.variants()
+	e.cordons()
+	e.memory()
+	e.sources()
+	e.pins()
+	e.churn()
+	e.Linear.Vars = e.Vars
+	for _, a := range e.Assumptions {
+		e.Linear.Assumed = append(e.Linear.Assumed, a.Lit)
+	}
+	return e, nil
+}
+
+func (e *Encoding) define(m z.Lit, f func(val func(z.Lit) bool) bool) {
+	e.defs = append(e.defs, def{v: m.Var(), f: f})
+}
+
+// lanes runs eligibility and creates one x per eligible placement, plus
+// cordon-only lanes of fixed variants.
+func (e *Encoding) lanes() {
+	p := e.Pool
+	uncordoned := *p
+	uncordoned.Nodes = slices.Clone(p.Nodes)
+	for i := range uncordoned.Nodes {
+		uncordoned.Nodes[i].Unavailable = ""
+	}
+	e.Variants = make([]VariantLits, len(p.Variants))
+	e.family("lane")
+	for vi := range p.Variants {
+		v := &p.Variants[vi]
+		seen := map[string]bool{}
+		for pi, pl := range v.Placements {
+			nodes := slices.Clone(pl.Nodes)
+			slices.Sort(nodes)
+			key := strings.Join(nodes, "+")
+			if seen[key] {
+				e.Rejected = append(e.Rejected, Rejection{vi, pi, "duplicate of an earlier placement " + key})
+				continue
+			}
+			seen[key] = true
+			ok, why := model.Eligible(p, e.Index, v, pl)
+			var cordons []string
+			if !ok && v.Kind != model.Recipe {
+				for _, n := range nodes {
+					if i, in := e.Index.Node[n]; in && p.Nodes[i].Unavailable != "" {
+						cordons = append(cordons, n)
+					}
+				}
+				if len(cordons) > 0 {
+					ok, _ = model.Eligible(&uncordoned, e.Index, v, pl)
+				}
+			}
+			if !ok {
+				e.Rejected = append(e.Rejected, Rejection{vi, pi, why})
+				continue
+			}
+			l := Lane{Variant: vi, Placement: pi, Key: key, Nodes: nodes, Cordons: cordons}
+			l.Lit = e.newVar("x["+v.ID+"@"+key+"]", MeanLane)
+			e.Variants[vi].Lanes = append(e.Variants[vi].Lanes, len(e.Lanes))
+			if len(cordons) == 0 {
+				e.Variants[vi].Eligible = true
+			}
+			e.Lanes = append(e.Lanes, l)
+		}
+	}
+}
+
+// scale picks the memory resolution. Draws round up and budgets down, so a
+// plan the encoding accepts always fits the exact budgets; the price is
+// that an exact fit finer than the resolution may be refused.
+func (e *Encoding) scale(fixed int64) {
+	if fixed > 0 {
+		e.Scale = fixed
+		e.Exact = e.drawsFit(fixed)
+		return
+	}
+	for _, s := range []int64{1, 10, 100, 1000} {
+		if e.drawsFit(s) {
+			e.Scale, e.Exact = s, true
+			return
+		}
+	}
+	e.Scale, e.Exact = 10, false
+}
+
+func (e *Encoding) drawsFit(s int64) bool {
+	for _, l := range e.Lanes {
+		for _, d := range e.Pool.Variants[l.Variant].Placements[l.Placement].Draws {
+			x := d.Gb * float64(s)
+			if math.Abs(x-math.Round(x)) > 1e-6 {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (e *Encoding) drawUnits(gb float64) int64 {
+	return int64(math.Ceil(gb*float64(e.Scale) - 1e-6))
+}
+
+func (e *Encoding) budgetUnits(gb float64) int64 {
+	return int64(math.Floor(gb*float64(e.Scale) + 1e-6))
+}
+
+// variants: at most one placement, placed iff some lane, one residency
+// iff placed.
+func (e *Encoding) variants() {
+	p := e.Pool
+	for vi := range p.Variants {
+		v := &p.Variants[vi]
+		vl := &e.Variants[vi]
+		if len(vl.Lanes) == 0 {
+			vl.Placed = e.F()
+			vl.Res = [3]z.Lit{e.F(), e.F(), e.F()}
+			continue
+		}
+		e.family("placement")
+		xs := make([]z.Lit, len(vl.Lanes))
+		for i, li := range vl.Lanes {
+			xs[i] = e.Lanes[li].Lit
+		}
+		vl.Placed = e.newVar("placed["+v.ID+"]", MeanPlaced)
+		for _, x := range xs {
+			e.implies(x, vl.Placed)
+		}
+		e.clause(append([]z.Lit{vl.Placed.Not()}, xs...)...)
+		e.ladders = append(e.ladders, e.atMostOne("placement["+v.ID+"]", xs)...)
+		coefs := make([]int64, len(xs)+1)
+		for i := range xs {
+			coefs[i] = 1
+		}
+		coefs[len(xs)] = -1
+		e.row("one-placement["+v.ID+"]", EQ, 0, append(slices.Clone(xs), vl.Placed), coefs)
+		placed := vl.Placed
+		e.define(placed, func(val func(z.Lit) bool) bool {
+			for _, x := range xs {
+				if val(x) {
+					return true
+				}
+			}
+			return false
+		})
+		e.family("residency")
+		if r, fixed := v.FixedResidency(); fixed && r == model.Always {
+			vl.Res = [3]z.Lit{vl.Placed, e.F(), e.F()}
+			continue
+		}
+		for i, r := range model.Residencies {
+			vl.Res[i] = e.newVar("res["+v.ID+"]="+string(r), MeanResidency)
+			e.implies(vl.Res[i], vl.Placed)
+		}
+		e.clause(vl.Placed.Not(), vl.Res[0], vl.Res[1], vl.Res[2])
+		e.atMostOne("residency["+v.ID+"]", vl.Res[:])
+		e.row("one-residency["+v.ID+"]", EQ, 0, []z.Lit{vl.Res[0], vl.Res[1], vl.Res[2], vl.Placed}, []int64{1, 1, 1, -1})
+	}
+}
+
+// cordons: one assumption per unavailable node, which keeps the
+// cordon-only lanes off.
+func (e *Encoding) cordons() {
+	e.family("cordon")
+	for _, n := range e.Pool.Nodes {
+		if n.Unavailable == "" {
+			continue
+		}
+		a := e.newVar("cordon["+n.ID+"]", MeanAssumption)
+		e.Assumptions = append(e.Assumptions, Assumption{Lit: a, Kind: AssumeCordon, Pin: -1, Node: n.ID,
+			Label: fmt.Sprintf("%s is %s", n.ID, n.Unavailable)})
+		for _, l := range e.Lanes {
+			if slices.Contains(l.Cordons, n.ID) {
+				e.orClause("cordon["+n.ID+"]", a.Not(), l.Lit.Not())
+			}
+		}
+	}
+}
+
+// memory: per domain, the resident lanes fit, and each auto lane fits with
+// the always lanes. Both are interval-reduced diagrams over per-variant
+// groups (a variant's lanes are at most one).
+func (e *Encoding) memory() {
+	p := e.Pool
+	type key struct{ node, dom string }
+	idx := map[key]int{}
+	for li := range e.Lanes {
+		l := &e.Lanes[li]
+		for _, d := range p.Variants[l.Variant].Placements[l.Placement].Draws {
+			w := e.drawUnits(d.Gb)
+			if w <= 0 {
+				continue
+			}
+			k := key{d.Node, d.Domain}
+			di, ok := idx[k]
+			if !ok {
+				dom := p.Domain(e.Index, d.Node, d.Domain)
+				if dom == nil {
+					continue // eligibility already refused such lanes
+				}
+				di = len(e.Domains)
+				idx[k] = di
+				e.Domains = append(e.Domains, DomainMemory{Node: d.Node, Domain: d.Domain, Budget: e.budgetUnits(dom.Budget.PlanGb)})
+			}
+			dm := &e.Domains[di]
+			if n := len(dm.Lanes); n > 0 && dm.Lanes[n-1] == li {
+				dm.Units[n-1] += w // two draws on one domain
+				continue
+			}
+			dm.Lanes = append(dm.Lanes, li)
+			dm.Units = append(dm.Units, w)
+		}
+	}
+	sort.Slice(e.Domains, func(i, j int) bool {
+		a, b := e.Domains[i], e.Domains[j]
+		if a.Node != b.Node {
+			return a.Node < b.Node
+		}
+		return a.Domain < b.Domain
+	})
+	for di := range e.Domains {
+		e.domain(&e.Domains[di])
+	}
+}
+
+func (e *Encoding) memTerms(li int) {
+	l := &e.Lanes[li]
+	if l.Resident != z.LitNull {
+		return
+	}
+	vl := &e.Variants[l.Variant]
+	v := &e.Pool.Variants[l.Variant]
+	e.family("memory-terms")
+	if vl.Res[2] == e.F() {
+		l.Resident, l.Always = l.Lit, l.Lit
+		return
+	}
+	x, ra, ru := l.Lit, vl.Res[0], vl.Res[2]
+	l.Resident = e.newVar("resident["+v.ID+"@"+l.Key+"]", MeanMemory)
+	e.orClause("resident["+v.ID+"@"+l.Key+"]", x.Not(), ru, l.Resident)
+	e.define(l.Resident, func(val func(z.Lit) bool) bool { return val(x) && !val(ru) })
+	l.Always = e.newVar("always["+v.ID+"@"+l.Key+"]", MeanMemory)
+	e.orClause("always["+v.ID+"@"+l.Key+"]", x.Not(), ra.Not(), l.Always)
+	e.define(l.Always, func(val func(z.Lit) bool) bool { return val(x) && val(ra) })
+}
+
+func (e *Encoding) domain(dm *DomainMemory) {
+	name := dm.Node + "/" + dm.Domain
+	var res, alw []Group
+	var resLits, alwLits []z.Lit
+	var ws []int64
+	byVariant := map[int]int{}
+	var maxAlways int64
+	for i, li := range dm.Lanes {
+		e.memTerms(li)
+		l := &e.Lanes[li]
+		w := dm.Units[i]
+		gi, ok := byVariant[l.Variant]
+		if !ok {
+			gi = len(res)
+			byVariant[l.Variant] = gi
+			res = append(res, Group{})
+			alw = append(alw, Group{})
+		}
+		res[gi].Branches = append(res[gi].Branches, Branch{l.Resident, w})
+		alw[gi].Branches = append(alw[gi].Branches, Branch{l.Always, w})
+		resLits = append(resLits, l.Resident)
+		alwLits = append(alwLits, l.Always)
+		ws = append(ws, w)
+	}
+	for _, g := range alw {
+		var m int64
+		for _, b := range g.Branches {
+			m = max(m, b.W)
+		}
+		maxAlways += m
+	}
+	e.family("memory-resident")
+	rm := newMDD(e.cnf, "mem-resident["+name+"]", res)
+	e.mdds = append(e.mdds, rm)
+	if r := rm.Root(dm.Budget); r != e.T {
+		e.clause(r)
+	}
+	e.row("memory-resident["+name+"]", LE, dm.Budget, resLits, ws)
+	e.family("memory-auto")
+	am := newMDD(e.cnf, "mem-always["+name+"]", alw)
+	e.mdds = append(e.mdds, am)
+	for i, li := range dm.Lanes {
+		l := &e.Lanes[li]
+		ru := e.Variants[l.Variant].Res[2]
+		if ru == e.F() {
+			continue
+		}
+		k := dm.Budget - dm.Units[i]
+		r := am.Root(k)
+		if r == e.T {
+			continue
+		}
+		e.clause(l.Lit.Not(), ru.Not(), r)
+		// Big-M row: vacuous unless the lane is on and auto.
+		bigM := maxAlways - k
+		lits := append(slices.Clone(alwLits), l.Lit, ru)
+		coefs := append(slices.Clone(ws), bigM, bigM)
+		e.row("memory-auto["+name+"]["+e.Pool.Variants[l.Variant].ID+"@"+l.Key+"]", LE, k+2*bigM, lits, coefs)
+	}
+}

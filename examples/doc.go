@@ -1,0 +1,23 @@
+// Package examples holds example fleets as fleet bundles
+// (docs/fleet-bundle.md), and embeds them for tests of any package.
+//
+// Each bundle's "description" says what it holds and what the planner must
+// conclude; the planner's golden tests run on them, so their numbers
+// matter and change only together with those goldens.
+//
+//   - spark-fleet.json: the three DGX Sparks. The SparkQwen TP2 pair runs
+//     by hand on spark-node-01+02 (108 GiB each); spark-node-03 carries
+//     embeddings, speech-to-text and TTS (always), the image model
+//     (preferred) and the stopped 27B standalone slot; one cloud fallback.
+//     Links 01-02 and 01-03, not 02-03. Profiles sparkqwen-pair-rc16 (the
+//     layout today) and standalone.
+//   - hetero-fleet.json: two Sparks and a Mac that is a federated gateway,
+//     an embeddings alias with an optional Mac member and a cloud
+//     fallback, and one recipe per platform.
+//   - rule-unlinked-tp.json: a TP2 lane whose only pair is not linked.
+//   - rule-arch-mismatch.json: a lane needing sm_90 on an sm_121 node.
+//   - rule-headroom.json: a lane that fits LLooM's admission budget but not
+//     budget minus headroom.
+//
+// The package holds data only; package fleet reads it.
+package examples

@@ -1,0 +1,385 @@
+package fleet
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// bundleKeys are the top-level keys of a bundle, in the order docs and
+// messages list them.
+var bundleKeys = []string{"schema", "description", "config", "profiles", "policy", "nodes", "metrics", "benchmarks", "recipes"}
+
+var nodeKeys = []string{"profile", "inventory", "status"}
+
+// LoadBundle reads a fleet bundle (docs/fleet-bundle.md). Errors name the
+// file and the JSON path inside it, with line and column where known:
+// `spark-fleet.json:41:23: $.config.runtimes["x"].memoryGb: expected a
+// number, got string "40"`.
+func LoadBundle(path string) (*Inputs, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBundle(data, path)
+}
+
+// ParseBundle reads a fleet bundle from data; file names it in errors.
+// The documents inside are read by lloom's and inventory's parsers, whose
+// errors are moved into the bundle (paths gain their prefix, positions
+// count from the bundle's start).
+func ParseBundle(data []byte, file string) (*Inputs, error) {
+	doc, err := parseSpans(data, file)
+	if err != nil {
+		return nil, err
+	}
+	b := &bundleReader{data: data, file: file, in: &Inputs{}}
+	if err := b.read(doc); err != nil {
+		return nil, err
+	}
+	return b.in, nil
+}
+
+type bundleReader struct {
+	data []byte
+	file string
+	in   *Inputs
+}
+
+func (b *bundleReader) fail(v *span, path, format string, args ...any) error {
+	e := &lloom.InputError{File: b.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	if v != nil {
+		e.Line, e.Col = position(b.data, v.start)
+	}
+	return e
+}
+
+// object checks that v is an object whose keys are all in known.
+func (b *bundleReader) object(v *span, path, what string, known []string) error {
+	if v.kind != '{' {
+		return b.fail(v, path, "expected %s, got %s", what, describeSpan(v))
+	}
+	if known == nil {
+		return nil
+	}
+	for _, m := range v.obj {
+		if !slices.Contains(known, m.key) {
+			return b.fail(m.val, path, "unknown key %q (known: %s)", m.key, strings.Join(known, ", "))
+		}
+	}
+	return nil
+}
+
+// sub hands the bytes of v to read and moves its error into the bundle.
+func (b *bundleReader) sub(v *span, at string, read func(data []byte) error) error {
+	sub := v.bytes(b.data)
+	return rebase(read(sub), b.file, at, b.data, v.start, sub)
+}
+
+func (b *bundleReader) src(at string) Source { return Source{File: b.file, Path: at} }
+
+// present returns the member k unless it is absent or null.
+func present(doc *span, k string) *span {
+	v := doc.get(k)
+	if v == nil || v.kind == '0' {
+		return nil
+	}
+	return v
+}
+
+func (b *bundleReader) read(doc *span) error {
+	in := b.in
+	t := &tree{style: jsonPaths}
+	if err := b.object(doc, "$", "a fleet bundle object", bundleKeys); err != nil {
+		return err
+	}
+	switch v := doc.get("schema"); {
+	case v == nil:
+		return b.fail(doc, "$.schema", "missing: expected %q", BundleSchema)
+	case v.kind != 's' || v.tok != BundleSchema:
+		return b.fail(v, "$.schema", "expected %q, got %s", BundleSchema, describeSpan(v))
+	}
+	if v := present(doc, "description"); v != nil {
+		if v.kind != 's' {
+			return b.fail(v, "$.description", "expected a string, got %s", describeSpan(v))
+		}
+		in.Description = v.tok.(string)
+	}
+
+	v := present(doc, "config")
+	if v == nil {
+		return b.fail(doc, "$.config", "missing: a bundle needs LLooM's config.json as \"config\"")
+	}
+	if err := b.object(v, "$.config", "LLooM's config.json object", nil); err != nil {
+		return err
+	}
+	if err := b.sub(v, "$.config", func(d []byte) error { return readConfig(in, d, b.file) }); err != nil {
+		return err
+	}
+	in.setSource("config", b.src("$.config"))
+
+	if v := present(doc, "profiles"); v != nil {
+		if err := b.object(v, "$.profiles", "an object of fleet profiles by name", nil); err != nil {
+			return err
+		}
+		in.Profiles = map[string]*lloom.Profile{}
+		in.raw.profiles = map[string]json.RawMessage{}
+		for _, m := range v.members() {
+			at := t.key("$.profiles", m.key)
+			var p *lloom.Profile
+			var raw json.RawMessage
+			err := b.sub(m.val, at, func(d []byte) (err error) {
+				p, raw, err = readProfile(d, b.file, m.key)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			in.Profiles[m.key], in.raw.profiles[m.key] = p, raw
+			in.setSource("profiles/"+m.key, b.src(at))
+		}
+	}
+
+	in.Policy = DefaultPolicy()
+	if v := present(doc, "policy"); v != nil {
+		p, err := decodePolicy(v.toAny(), &tree{file: b.file, style: jsonPaths}, "$.policy")
+		if err != nil {
+			return err
+		}
+		in.Policy = p
+		in.setSource("policy", b.src("$.policy"))
+	}
+
+	if v := present(doc, "nodes"); v != nil {
+		if err := b.object(v, "$.nodes", "an object of node reports by node id", nil); err != nil {
+			return err
+		}
+		for _, m := range v.members() {
+			if err := b.node(m.key, m.val, t.key("$.nodes", m.key)); err != nil {
+				return err
+			}
+		}
+	}
+
+	if v := present(doc, "metrics"); v != nil {
+		err := b.sub(v, "$.metrics", func(d []byte) (err error) {
+			in.Metrics, in.raw.metrics, err = readMetrics(d, b.file)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		in.setSource("metrics", b.src("$.metrics"))
+	}
+
+	for _, list := range []string{"benchmarks", "recipes"} {
+		v := present(doc, list)
+		if v == nil {
+			continue
+		}
+		if v.kind != '[' {
+			return b.fail(v, "$."+list, "expected an array of documents, got %s", describeSpan(v))
+		}
+		for i, e := range v.arr {
+			at := t.index("$."+list, i)
+			err := b.sub(e, at, func(d []byte) error {
+				if list == "benchmarks" {
+					s, raw, err := readBenchmarks(d, b.file)
+					in.Benchmarks, in.raw.benchmarks = append(in.Benchmarks, s), append(in.raw.benchmarks, raw)
+					return err
+				}
+				r, raw, err := readRecipe(d, b.file)
+				in.Recipes, in.raw.recipes = append(in.Recipes, r), append(in.raw.recipes, raw)
+				return err
+			})
+			if err != nil {
+				return err
+			}
+			in.setSource(fmt.Sprintf("%s[%d]", list, i), b.src(at))
+		}
+	}
+	return nil
+}
+
+func (b *bundleReader) node(id string, v *span, at string) error {
+	if id == "" {
+		return b.fail(v, at, "empty node id")
+	}
+	if err := b.object(v, at, "an object with profile, inventory and status", nodeKeys); err != nil {
+		return err
+	}
+	t := &tree{style: jsonPaths}
+	for _, part := range nodeKeys {
+		pv := present(v, part)
+		if pv == nil {
+			continue
+		}
+		pat := t.field(at, part)
+		var doc any
+		var raw json.RawMessage
+		err := b.sub(pv, pat, func(d []byte) (err error) {
+			switch part {
+			case "profile":
+				doc, raw, err = readMachineProfile(d, b.file)
+			case "inventory":
+				doc, raw, err = readInventory(d, b.file, id)
+			default:
+				doc, raw, err = readStatus(d, b.file, id)
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		if err := b.in.addNodePart(id, part, doc, raw, b.src(pat)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Bundle writes the inputs as one fleet bundle: keys sorted, two-space
+// indent, the same bytes for the same inputs. Documents are written as
+// they were read, fields lloom does not model included. With redact, the
+// config and node statuses go through lloom's Redacted (backend URLs and
+// keys, node endpoints, health URLs and secret-looking launch arguments
+// become "[redacted]"); the config then keeps only the parts lloom models,
+// plus poolsolve's pool block.
+func (in *Inputs) Bundle(redact bool) ([]byte, error) {
+	out := map[string]any{"schema": BundleSchema}
+	if in.Description != "" {
+		out["description"] = in.Description
+	}
+	cfg, err := in.configDoc(redact)
+	if err != nil {
+		return nil, err
+	}
+	out["config"] = cfg
+	if len(in.Profiles) > 0 {
+		profiles := map[string]json.RawMessage{}
+		for name, p := range in.Profiles {
+			if profiles[name], err = docOrRaw(in.raw.profiles[name], p); err != nil {
+				return nil, err
+			}
+		}
+		out["profiles"] = profiles
+	}
+	if in.Policy != nil {
+		if out["policy"], err = marshalCanonical(in.Policy); err != nil {
+			return nil, err
+		}
+	}
+	if len(in.Nodes) > 0 {
+		nodes := map[string]map[string]json.RawMessage{}
+		for id, n := range in.Nodes {
+			r := in.raw.nodes[id]
+			parts := map[string]json.RawMessage{}
+			if n.Profile != nil {
+				if parts["profile"], err = docOrRaw(r.profile, n.Profile); err != nil {
+					return nil, err
+				}
+			}
+			if n.Inventory != nil {
+				if parts["inventory"], err = docOrRaw(r.inventory, n.Inventory); err != nil {
+					return nil, err
+				}
+			}
+			if n.Status != nil {
+				if redact {
+					parts["status"], err = marshalCanonical(n.Status.Redacted())
+				} else {
+					parts["status"], err = docOrRaw(r.status, n.Status)
+				}
+				if err != nil {
+					return nil, err
+				}
+			}
+			nodes[id] = parts
+		}
+		out["nodes"] = nodes
+	}
+	if in.Metrics != nil {
+		if in.raw.metrics == nil {
+			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
+		}
+		out["metrics"] = in.raw.metrics
+	}
+	for _, list := range []struct {
+		key  string
+		docs []any
+		raw  []json.RawMessage
+	}{
+		{"benchmarks", anySlice(in.Benchmarks), in.raw.benchmarks},
+		{"recipes", anySlice(in.Recipes), in.raw.recipes},
+	} {
+		if len(list.docs) == 0 {
+			continue
+		}
+		docs := make([]json.RawMessage, len(list.docs))
+		for i, d := range list.docs {
+			var raw json.RawMessage
+			if i < len(list.raw) {
+				raw = list.raw[i]
+			}
+			if docs[i], err = docOrRaw(raw, d); err != nil {
+				return nil, err
+			}
+		}
+		out[list.key] = docs
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// configDoc is the config as read, or lloom's redacted copy with the pool
+// block put back.
+func (in *Inputs) configDoc(redact bool) (json.RawMessage, error) {
+	if in.Config == nil {
+		return nil, fmt.Errorf("fleet: no config to write")
+	}
+	if !redact {
+		return docOrRaw(in.ConfigRaw, in.Config)
+	}
+	red, err := json.Marshal(in.Config.Redacted())
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(red, &m); err != nil {
+		return nil, err
+	}
+	if len(in.ConfigPool.Pins) > 0 || len(in.ConfigPool.Cordons) > 0 {
+		if m["pool"], err = json.Marshal(in.ConfigPool); err != nil {
+			return nil, err
+		}
+	}
+	return marshalCanonical(m)
+}
+
+// docOrRaw returns the raw document, or the parsed one marshalled when
+// the inputs were built without reading a document.
+func docOrRaw(raw json.RawMessage, doc any) (json.RawMessage, error) {
+	if raw != nil {
+		return raw, nil
+	}
+	return marshalCanonical(doc)
+}
+
+func anySlice[T any](s []T) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
+}

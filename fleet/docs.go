@@ -1,0 +1,180 @@
+package fleet
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/poolsolve/poolsolve/inventory"
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// Readers for one document each. They take the document's own bytes and
+// report errors relative to them, as if the document were its own file;
+// LoadBundle moves those errors into the bundle with rebase.
+
+// parseCanonical runs parse on the canonical form of data (compact, keys
+// sorted), so that the parts lloom keeps as raw JSON do not depend on how
+// the document was laid out, in a bundle or in its own file. On an error
+// it parses data as written, whose positions mean something to a reader.
+func parseCanonical[T any](data []byte, file string, parse func([]byte, string) (T, error)) (T, json.RawMessage, error) {
+	raw, cerr := canonicalJSON(data)
+	if cerr == nil {
+		if v, err := parse(raw, file); err == nil {
+			return v, raw, nil
+		}
+	}
+	v, err := parse(data, file)
+	if err != nil {
+		var zero T
+		return zero, nil, err
+	}
+	if cerr != nil {
+		var zero T
+		return zero, nil, &lloom.InputError{File: file, Msg: cerr.Error()}
+	}
+	return v, raw, nil
+}
+
+func readConfig(in *Inputs, data []byte, file string) error {
+	cfg, raw, err := parseCanonical(data, file, lloom.ParseConfig)
+	if err != nil {
+		return err
+	}
+	pool, err := readConfigPool(data, file)
+	if err != nil {
+		return err
+	}
+	in.Config, in.ConfigRaw, in.ConfigPool = cfg, raw, pool
+	return nil
+}
+
+// readConfigPool reads the config's top-level "pool" block strictly;
+// LLooM itself ignores it.
+func readConfigPool(data []byte, file string) (ConfigPool, error) {
+	var pool ConfigPool
+	doc, err := parseSpans(data, file)
+	if err != nil {
+		return pool, err
+	}
+	v := doc.get("pool")
+	if v == nil || v.kind == '0' {
+		return pool, nil
+	}
+	t := &tree{file: file, style: jsonPaths}
+	at := t.field("$", "pool")
+	if v.kind != '{' {
+		t.failf(at, "expected an object with pins and cordons, got %s", describeSpan(v))
+		return pool, t.err
+	}
+	t.decode(v.toAny(), at, reflect.ValueOf(&pool).Elem(), fieldTag{})
+	if t.err != nil {
+		return pool, t.err
+	}
+	pool.Pins, pool.Cordons = nilIfEmpty(pool.Pins), nilIfEmpty(pool.Cordons)
+	normalizePins(pool.Pins)
+	for i := range pool.Pins {
+		pool.Pins[i].Origin = fmt.Sprintf("config pool.pins[%d]", i)
+		if err := checkPin(t, pool.Pins[i], t.index(t.field(at, "pins"), i)); err != nil {
+			return pool, err
+		}
+	}
+	return pool, nil
+}
+
+// readProfile reads a fleet profile given under name. A profile that
+// names itself must use that name.
+func readProfile(data []byte, file, name string) (*lloom.Profile, json.RawMessage, error) {
+	if len(data) > lloom.MaxProfileBytes {
+		// The limit is on the file as written.
+		_, err := lloom.ParseProfile(data, file)
+		return nil, nil, err
+	}
+	p, raw, err := parseCanonical(data, file, lloom.ParseProfile)
+	if err != nil {
+		return nil, nil, err
+	}
+	doc, err := parseSpans(data, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if n := doc.get("name"); n != nil && n.kind == 's' && p.Name != name {
+		return nil, nil, &lloom.InputError{File: file, Path: "$.name", Msg: fmt.Sprintf("profile name %q differs from the name it is given under (%q)", p.Name, name)}
+	}
+	p.Name = name
+	return p, raw, nil
+}
+
+func readMachineProfile(data []byte, file string) (*lloom.MachineProfile, json.RawMessage, error) {
+	return parseCanonical(data, file, lloom.ParseMachineProfile)
+}
+
+// readInventory reads an inventory; node, when not empty, must be the
+// inventory's nodeId.
+func readInventory(data []byte, file, node string) (*inventory.Inventory, json.RawMessage, error) {
+	inv, err := inventory.Parse(data, file)
+	if err != nil {
+		return nil, nil, err
+	}
+	if node != "" && inv.NodeID != node {
+		return nil, nil, &lloom.InputError{File: file, Path: "$.nodeId", Msg: fmt.Sprintf("inventory of node %q given for node %q", inv.NodeID, node)}
+	}
+	raw, err := canonicalJSON(data)
+	if err != nil {
+		return nil, nil, &lloom.InputError{File: file, Msg: err.Error()}
+	}
+	return inv, raw, nil
+}
+
+// readStatus reads a /gateway/node answer; node, when not empty, must be
+// the node's id.
+func readStatus(data []byte, file, node string) (*lloom.NodeStatus, json.RawMessage, error) {
+	st, raw, err := parseCanonical(data, file, lloom.ParseNodeStatus)
+	if err != nil {
+		return nil, nil, err
+	}
+	if node != "" && st.ID != "" && st.ID != node {
+		return nil, nil, &lloom.InputError{File: file, Path: "$", Msg: fmt.Sprintf("status of node %q given for node %q", st.ID, node)}
+	}
+	if st.ID == "" && node == "" {
+		return nil, nil, &lloom.InputError{File: file, Path: "$", Msg: "the node status has no id, so it cannot be matched to a node"}
+	}
+	return st, raw, nil
+}
+
+func readMetrics(data []byte, file string) (*lloom.Metrics, json.RawMessage, error) {
+	return parseCanonical(data, file, lloom.ParseMetrics)
+}
+
+func readBenchmarks(data []byte, file string) (*lloom.BenchmarkSuite, json.RawMessage, error) {
+	return parseCanonical(data, file, lloom.ParseBenchmarkSuite)
+}
+
+func readRecipe(data []byte, file string) (*lloom.Recipe, json.RawMessage, error) {
+	return parseCanonical(data, file, lloom.ParseRecipe)
+}
+
+// addNodePart stores one part of a node's report; a part given twice is
+// an error.
+func (in *Inputs) addNodePart(node, part string, v any, raw json.RawMessage, src Source) error {
+	if in.Nodes == nil {
+		in.Nodes = map[string]NodeInputs{}
+		in.raw.nodes = map[string]rawNode{}
+	}
+	key := nodeKey(node, part)
+	if prev, dup := in.Sources[key]; dup {
+		return &lloom.InputError{File: src.File, Path: src.Path, Msg: fmt.Sprintf("a second %s for node %q (the first came from %s)", part, node, prev)}
+	}
+	n, r := in.Nodes[node], in.raw.nodes[node]
+	switch part {
+	case "profile":
+		n.Profile, r.profile = v.(*lloom.MachineProfile), raw
+	case "inventory":
+		n.Inventory, r.inventory = v.(*inventory.Inventory), raw
+	case "status":
+		n.Status, r.status = v.(*lloom.NodeStatus), raw
+	}
+	in.Nodes[node], in.raw.nodes[node] = n, r
+	in.setSource(key, src)
+	return nil
+}

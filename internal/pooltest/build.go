@@ -1,0 +1,401 @@
+package pooltest
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Part is one piece of a pool, applied by New in the order given.
+type Part func(*builder)
+
+// builder collects parts; New resolves what depends on other parts (draws
+// need the nodes' domains, budgets need the final headroom).
+type builder struct {
+	nodes    []nodeSpec
+	variants []model.Variant
+	models   map[string]*model.Model
+	order    []string // model ids in first-seen order
+	pool     model.Pool
+	late     []func(*model.Pool)
+}
+
+type nodeSpec struct {
+	node       model.Node
+	capacityGb float64
+	deviceGb   float64
+	budgetGb   *float64
+	reserveGb  *float64
+	primary    string // unified:0 or system:0
+}
+
+// New builds a pool from parts, derives what the parts imply (models named
+// by variants, draws, budgets) and sorts it.
+func New(parts ...Part) *model.Pool {
+	b := &builder{models: map[string]*model.Model{}}
+	b.pool.Settings = model.DefaultSettings()
+	for _, part := range parts {
+		part(b)
+	}
+	p := &b.pool
+	for _, ns := range b.nodes {
+		n := ns.node
+		in := model.BudgetInputs{Primary: true, ConfiguredTotalGb: ptr(ns.capacityGb), NodeBudgetGb: ns.budgetGb, NodeReserveGb: ns.reserveGb, HeadroomGb: p.Settings.HeadroomGb}
+		n.Domains = append(n.Domains, model.Domain{ID: ns.primary, Kind: strings.TrimSuffix(ns.primary, ":0"), Budget: model.ComputeBudget(in)})
+		if ns.deviceGb > 0 {
+			dev := model.BudgetInputs{ConfiguredTotalGb: ptr(ns.deviceGb), HeadroomGb: p.Settings.HeadroomGb}
+			n.Domains = append(n.Domains, model.Domain{ID: DeviceDomain, Kind: "device", Budget: model.ComputeBudget(dev)})
+		}
+		p.Nodes = append(p.Nodes, n)
+	}
+	primary := map[string]string{}
+	device := map[string]bool{}
+	for _, ns := range b.nodes {
+		primary[ns.node.ID] = ns.primary
+		device[ns.node.ID] = ns.deviceGb > 0
+	}
+	for _, v := range b.variants {
+		for i := range v.Placements {
+			pl := &v.Placements[i]
+			if pl.Draws != nil {
+				continue
+			}
+			pl.Draws = []model.Draw{}
+			for _, id := range pl.Nodes {
+				dom := primary[id]
+				if dom == "" {
+					dom = "unified:0"
+				}
+				pl.Draws = append(pl.Draws, model.Draw{Node: id, Domain: dom, Gb: v.MemoryGb})
+				if v.DeviceMemoryGb > 0 && device[id] {
+					pl.Draws = append(pl.Draws, model.Draw{Node: id, Domain: DeviceDomain, Gb: v.DeviceMemoryGb})
+				}
+			}
+		}
+		if v.Req.NodeCount == 0 {
+			v.Req.NodeCount = 1
+			if len(v.Placements) > 0 {
+				v.Req.NodeCount = len(v.Placements[0].Nodes)
+			}
+		}
+		if v.Req.TensorParallel == 0 {
+			v.Req.TensorParallel = v.Req.NodeCount
+		}
+		for _, m := range v.Models {
+			mm := b.model(m)
+			if !slices.Contains(mm.Variants, v.ID) {
+				mm.Variants = append(mm.Variants, v.ID)
+			}
+		}
+		p.Variants = append(p.Variants, v)
+	}
+	for _, id := range b.order {
+		m := b.models[id]
+		slices.Sort(m.Variants)
+		p.Models = append(p.Models, *m)
+	}
+	for _, f := range b.late {
+		f(p)
+	}
+	p.Sort()
+	return p
+}
+
+// DeviceDomain is the device memory domain GPU nodes get.
+const DeviceDomain = "device:cuda:0"
+
+func ptr(x float64) *float64 { return &x }
+
+func (b *builder) model(id string) *model.Model {
+	if m, ok := b.models[id]; ok {
+		return m
+	}
+	m := &model.Model{ID: id, Kind: "chat"}
+	b.models[id] = m
+	b.order = append(b.order, id)
+	return m
+}
+
+// alias runs f on the alias once every part is in.
+func (b *builder) alias(id string, f func(*model.Alias)) {
+	b.late = append(b.late, func(p *model.Pool) {
+		for i := range p.Aliases {
+			if p.Aliases[i].ID == id {
+				f(&p.Aliases[i])
+				return
+			}
+		}
+		panic(fmt.Sprintf("pooltest: no alias %q", id))
+	})
+}
+
+// NodeOpt adjusts a node.
+type NodeOpt func(*nodeSpec)
+
+// Node is a machine with capacityGb of primary memory (unified:0 unless an
+// option says otherwise) and no reported platform or arch.
+func Node(id string, capacityGb float64, opts ...NodeOpt) Part {
+	return func(b *builder) {
+		ns := nodeSpec{node: model.Node{ID: id, Source: "test"}, capacityGb: capacityGb, primary: "unified:0"}
+		for _, o := range opts {
+			o(&ns)
+		}
+		b.nodes = append(b.nodes, ns)
+	}
+}
+
+// Spark makes the node a DGX Spark (GB10): linux-arm64, sm_121, unified.
+func Spark() NodeOpt {
+	return func(ns *nodeSpec) {
+		ns.node.Platform, ns.node.Archs, ns.primary = "linux-arm64", []string{"sm_121"}, "unified:0"
+		ns.node.Accelerators = []string{"nvidia"}
+	}
+}
+
+// Mac makes the node an Apple Silicon Mac: darwin-arm64, apple-metal, unified.
+func Mac() NodeOpt {
+	return func(ns *nodeSpec) {
+		ns.node.Platform, ns.node.Archs, ns.primary = "darwin-arm64", []string{"apple-metal"}, "unified:0"
+		ns.node.Accelerators = []string{"metal"}
+	}
+}
+
+// GPU makes the node a linux-x64 GPU server: sm_90, system:0 plus a
+// device:cuda:0 domain of deviceGb.
+func GPU(deviceGb float64) NodeOpt {
+	return func(ns *nodeSpec) {
+		ns.node.Platform, ns.node.Archs, ns.primary = "linux-x64", []string{"sm_90"}, "system:0"
+		ns.node.Accelerators = []string{"nvidia"}
+		ns.deviceGb = deviceGb
+	}
+}
+
+// Unavailable marks the node as carrying no lanes, for the given reason.
+func Unavailable(reason string) NodeOpt { return func(ns *nodeSpec) { ns.node.Unavailable = reason } }
+
+// Cordoned is Unavailable("cordoned").
+func Cordoned() NodeOpt { return Unavailable("cordoned") }
+
+// BudgetGb sets the node's memoryBudgetGb.
+func BudgetGb(gb float64) NodeOpt { return func(ns *nodeSpec) { ns.budgetGb = ptr(gb) } }
+
+// ReserveGb sets the node's reserveMemoryGb.
+func ReserveGb(gb float64) NodeOpt { return func(ns *nodeSpec) { ns.reserveGb = ptr(gb) } }
+
+// Commands lists installed commands (for recipe installability).
+func Commands(cs ...string) NodeOpt {
+	return func(ns *nodeSpec) { ns.node.Commands = append(ns.node.Commands, cs...) }
+}
+
+// Images lists local Docker images.
+func Images(is ...string) NodeOpt {
+	return func(ns *nodeSpec) { ns.node.Images = append(ns.node.Images, is...) }
+}
+
+// Cached lists weights already on the node.
+func Cached(ws ...string) NodeOpt {
+	return func(ns *nodeSpec) { ns.node.CachedWeights = append(ns.node.CachedWeights, ws...) }
+}
+
+// ModelRoot adds a weights folder with freeGb of disk.
+func ModelRoot(path string, freeGb float64) NodeOpt {
+	return func(ns *nodeSpec) {
+		ns.node.ModelRoots = append(ns.node.ModelRoots, model.ModelRoot{Path: path, FreeGb: freeGb})
+	}
+}
+
+// FederatedNode marks the node as another gateway.
+func FederatedNode() NodeOpt { return func(ns *nodeSpec) { ns.node.Federated = true } }
+
+// Link joins two nodes directly (order does not matter).
+func Link(a, b string) Part {
+	if b < a {
+		a, b = b, a
+	}
+	return func(bd *builder) { bd.pool.Links = append(bd.pool.Links, model.Link{A: a, B: b, Source: "test"}) }
+}
+
+// VariantOpt adjusts a variant.
+type VariantOpt func(*model.Variant)
+
+// Variant is a managed runtime needing memGb per node. Without Serves it
+// serves a model named like itself; without On it has no placement. Defaults:
+// first token 1000 ms, load 30 s, default residency auto.
+func Variant(id string, memGb float64, opts ...VariantOpt) Part {
+	return func(b *builder) {
+		v := model.Variant{
+			ID: id, Kind: model.Managed, Runtime: id, MemoryGb: memGb, MemorySource: "test",
+			Perf:       model.Performance{FirstTokenMs: 1000, Source: "default"},
+			LoadTimeMs: 30000, DefaultResidency: model.Auto,
+		}
+		for _, o := range opts {
+			o(&v)
+		}
+		if len(v.Models) == 0 {
+			v.Models = []string{id}
+		}
+		b.variants = append(b.variants, v)
+	}
+}
+
+// Serves names the models the variant's runtime serves.
+func Serves(models ...string) VariantOpt {
+	return func(v *model.Variant) { v.Models = append(v.Models, models...) }
+}
+
+// On adds a candidate placement on the given nodes (sorted). Fixed
+// variants take one; recipes may take several.
+func On(nodes ...string) VariantOpt {
+	return func(v *model.Variant) {
+		ns := slices.Clone(nodes)
+		slices.Sort(ns)
+		v.Placements = append(v.Placements, model.Placement{Nodes: ns})
+	}
+}
+
+// Kind sets where the variant comes from.
+func Kind(k model.VariantKind) VariantOpt { return func(v *model.Variant) { v.Kind = k } }
+
+// TP sets the tensor-parallel size, which is also the node count.
+func TP(n int) VariantOpt {
+	return func(v *model.Variant) { v.Req.NodeCount, v.Req.TensorParallel = n, n }
+}
+
+// Perf sets first-token and total latency (0 total = unknown).
+func Perf(firstTokenMs, totalMs float64) VariantOpt {
+	return func(v *model.Variant) {
+		v.Perf = model.Performance{FirstTokenMs: firstTokenMs, TotalMs: totalMs, Source: "benchmark:test"}
+	}
+}
+
+// LoadMs sets the load time.
+func LoadMs(ms float64) VariantOpt { return func(v *model.Variant) { v.LoadTimeMs = ms } }
+
+// DefaultResidency sets what the config says today.
+func DefaultResidency(r model.Residency) VariantOpt {
+	return func(v *model.Variant) { v.DefaultResidency = r }
+}
+
+// DeviceGb sets device memory per node, drawn from device:cuda:0 where the
+// node has it.
+func DeviceGb(gb float64) VariantOpt { return func(v *model.Variant) { v.DeviceMemoryGb = gb } }
+
+// Archs requires one of the compute archs.
+func Archs(as ...string) VariantOpt {
+	return func(v *model.Variant) { v.Req.ComputeArchs = append(v.Req.ComputeArchs, as...) }
+}
+
+// Platforms requires one of the platforms.
+func Platforms(ps ...string) VariantOpt {
+	return func(v *model.Variant) { v.Req.Platforms = append(v.Req.Platforms, ps...) }
+}
+
+// Accelerators requires every accelerator tag.
+func Accelerators(as ...string) VariantOpt {
+	return func(v *model.Variant) { v.Req.Accelerators = append(v.Req.Accelerators, as...) }
+}
+
+// Needs sets a recipe's backend: commands it needs, or images (any one).
+func Needs(commands, images []string) VariantOpt {
+	return func(v *model.Variant) { v.Req.Commands, v.Req.Images = commands, images }
+}
+
+// Weights sets a recipe's weights and the disk they take.
+func Weights(diskGb float64, ws ...string) VariantOpt {
+	return func(v *model.Variant) { v.Req.Weights, v.Req.DiskGb = ws, diskGb }
+}
+
+// Priority sets the variant's priority.
+func Priority(n int) VariantOpt { return func(v *model.Variant) { v.Priority = n } }
+
+// External is a cloud model; firstTokenMs 0 means "no metrics".
+func External(id string, firstTokenMs float64) Part {
+	return func(b *builder) {
+		m := b.model(id)
+		m.External, m.Kind = true, "external"
+		m.Perf = model.Performance{FirstTokenMs: firstTokenMs, Source: "metrics"}
+	}
+}
+
+// LocalModel declares a local model explicitly (one no variant serves, for
+// instance).
+func LocalModel(id string) Part { return func(b *builder) { b.model(id) } }
+
+// Direct sets requests for a model by its own id.
+func Direct(modelID string, demand float64) Part {
+	return func(b *builder) { b.model(modelID).DirectDemand = demand }
+}
+
+// Required marks a model as one that must stay covered.
+func Required(modelID string) Part { return func(b *builder) { b.model(modelID).Required = true } }
+
+// Alias is a client-facing name with demand and ordered members.
+func Alias(id string, demand float64, members ...string) Part {
+	return func(b *builder) {
+		b.pool.Aliases = append(b.pool.Aliases, model.Alias{ID: id, Members: slices.Clone(members), Demand: demand, DemandSource: "test"})
+	}
+}
+
+// RouteProfile adds a named member list to an alias.
+func RouteProfile(alias, name string, members ...string) Part {
+	return func(b *builder) {
+		b.alias(alias, func(a *model.Alias) {
+			a.Routes = append(a.Routes, model.Route{Name: name, Members: slices.Clone(members)})
+		})
+	}
+}
+
+// SLO bounds an alias's latency; 0 leaves a bound unset.
+func SLO(alias string, firstTokenMs, totalMs float64) Part {
+	return func(b *builder) {
+		b.alias(alias, func(a *model.Alias) { a.SLO = &model.SLO{FirstTokenMs: firstTokenMs, TotalMs: totalMs} })
+	}
+}
+
+// Running says the variant runs now on nodes with residency r.
+func Running(variant string, r model.Residency, nodes ...string) Part {
+	return func(b *builder) {
+		ns := slices.Clone(nodes)
+		slices.Sort(ns)
+		b.pool.Current.Lanes = append(b.pool.Current.Lanes, model.CurrentLane{Variant: variant, Nodes: ns, Residency: r, Status: "running"})
+	}
+}
+
+// Routed says the alias serves primary first now.
+func Routed(alias, primary string) Part {
+	return func(b *builder) {
+		b.pool.Current.Routes = append(b.pool.Current.Routes, model.CurrentRoute{Alias: alias, Primary: primary})
+	}
+}
+
+// PinLane forces the variant placed, on nodes when given, with residency r
+// when not empty.
+func PinLane(variant string, r model.Residency, nodes ...string) Part {
+	return func(b *builder) {
+		ns := slices.Clone(nodes)
+		slices.Sort(ns)
+		label := variant
+		if len(ns) > 0 {
+			label += "@" + strings.Join(ns, "+")
+		}
+		if r != "" {
+			label += ":" + string(r)
+		}
+		b.pool.Pins = append(b.pool.Pins, model.Pin{Source: model.PinFlag, Variant: variant, Nodes: ns, Residency: r, Label: label})
+	}
+}
+
+// PinRoute forces the alias to serve from the first available member.
+func PinRoute(alias string, members ...string) Part {
+	return func(b *builder) {
+		b.pool.Pins = append(b.pool.Pins, model.Pin{
+			Source: model.PinFlag, Alias: alias, Route: slices.Clone(members),
+			Label: alias + "=" + strings.Join(members, ","),
+		})
+	}
+}
+
+// Settings adjusts the settings; budgets use the final headroom.
+func Settings(f func(*model.Settings)) Part { return func(b *builder) { f(&b.pool.Settings) } }

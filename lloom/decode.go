@@ -1,0 +1,248 @@
+package lloom
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// decoder copies a value tree into Go values, following the json struct
+// tags, and stops at the first value whose JSON type does not fit. Unknown
+// object members are ignored unless the struct has a field tagged
+// `lloom:"rest"` (a map[string]any) to collect them. JSON null leaves the
+// Go value at its zero value, and null map entries are dropped, so an
+// absent number and a null one both read as a nil pointer.
+type decoder struct {
+	file string
+	data []byte
+	err  *InputError
+}
+
+// valueDecoder is implemented by types that accept more than one JSON shape
+// (an alias that is a string or an object, a namespace that is a string or
+// false, ...).
+type valueDecoder interface {
+	decodeJSON(d *decoder, v *value, path string)
+}
+
+// normalizer is implemented by types that rewrite LLooM's legacy spellings
+// right after they are decoded.
+type normalizer interface {
+	normalize()
+}
+
+var rawMessageType = reflect.TypeFor[json.RawMessage]()
+
+// decodeDocument parses data and decodes it into out, a pointer.
+func decodeDocument(data []byte, file string, out any) (*value, error) {
+	tree, err := parseTree(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if err := decodeTree(tree, data, file, out); err != nil {
+		return nil, err
+	}
+	return tree, nil
+}
+
+// decodeTree decodes an already parsed tree into out, a pointer.
+func decodeTree(tree *value, data []byte, file string, out any) error {
+	d := &decoder{file: file, data: data}
+	d.decode(tree, root, reflect.ValueOf(out).Elem())
+	if d.err != nil {
+		return d.err
+	}
+	return nil
+}
+
+func (d *decoder) failf(v *value, path, format string, args ...any) {
+	if d.err != nil {
+		return
+	}
+	line, col := position(d.data, v.start)
+	d.err = &InputError{File: d.file, Path: path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (d *decoder) expected(v *value, path, what string) {
+	d.failf(v, path, "expected %s, got %s", what, describe(v))
+}
+
+func (d *decoder) decode(v *value, path string, rv reflect.Value) {
+	if d.err != nil {
+		return
+	}
+	if rv.CanAddr() {
+		if vd, ok := rv.Addr().Interface().(valueDecoder); ok {
+			vd.decodeJSON(d, v, path)
+			return
+		}
+	}
+	if v.kind == kindNull {
+		rv.SetZero()
+		return
+	}
+	switch rv.Kind() {
+	case reflect.Pointer:
+		if rv.IsNil() {
+			rv.Set(reflect.New(rv.Type().Elem()))
+		}
+		d.decode(v, path, rv.Elem())
+	case reflect.String:
+		if v.kind != kindString {
+			d.expected(v, path, "a string")
+			return
+		}
+		rv.SetString(v.s)
+	case reflect.Bool:
+		if v.kind != kindBool {
+			d.expected(v, path, "true or false")
+			return
+		}
+		rv.SetBool(v.b)
+	case reflect.Float64:
+		if v.kind != kindNumber {
+			d.expected(v, path, "a number")
+			return
+		}
+		f, err := strconv.ParseFloat(v.s, 64)
+		if err != nil {
+			d.failf(v, path, "number %s is out of range", shorten(v.s))
+			return
+		}
+		rv.SetFloat(f)
+	case reflect.Int, reflect.Int64:
+		if v.kind != kindNumber {
+			d.expected(v, path, "an integer")
+			return
+		}
+		n, ok := parseInt(v.s)
+		if !ok || rv.OverflowInt(n) {
+			d.failf(v, path, "expected an integer, got %s", describe(v))
+			return
+		}
+		rv.SetInt(n)
+	case reflect.Slice:
+		if rv.Type() == rawMessageType {
+			rv.SetBytes(v.raw(d.data))
+			return
+		}
+		if v.kind != kindArray {
+			d.expected(v, path, "an array")
+			return
+		}
+		s := reflect.MakeSlice(rv.Type(), len(v.arr), len(v.arr))
+		for i, e := range v.arr {
+			d.decode(e, index(path, i), s.Index(i))
+		}
+		rv.Set(s)
+	case reflect.Map:
+		if v.kind != kindObject {
+			d.expected(v, path, "an object")
+			return
+		}
+		if rv.IsNil() {
+			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(v.obj)))
+		}
+		for _, m := range v.obj {
+			k := reflect.ValueOf(m.key).Convert(rv.Type().Key())
+			if m.val.kind == kindNull {
+				rv.SetMapIndex(k, reflect.Value{})
+				continue
+			}
+			e := reflect.New(rv.Type().Elem()).Elem()
+			d.decode(m.val, key(path, m.key), e)
+			rv.SetMapIndex(k, e)
+		}
+	case reflect.Struct:
+		d.decodeStruct(v, path, rv)
+	case reflect.Interface:
+		if rv.NumMethod() != 0 {
+			d.failf(v, path, "internal error: cannot decode into %s", rv.Type())
+			return
+		}
+		rv.Set(reflect.ValueOf(v.toAny()))
+	default:
+		d.failf(v, path, "internal error: cannot decode into %s", rv.Type())
+	}
+}
+
+// decodeStruct decodes an object into a struct, without looking for a
+// valueDecoder on the struct itself (hooks call it on their own fields).
+func (d *decoder) decodeStruct(v *value, path string, rv reflect.Value) {
+	if d.err != nil {
+		return
+	}
+	if v.kind != kindObject {
+		d.expected(v, path, "an object")
+		return
+	}
+	info := structFields(rv.Type())
+	for _, m := range v.obj {
+		if i, ok := info.byName[m.key]; ok {
+			d.decode(m.val, field(path, m.key), rv.Field(i))
+			continue
+		}
+		if info.rest >= 0 {
+			rest := rv.Field(info.rest)
+			if rest.IsNil() {
+				rest.Set(reflect.MakeMap(rest.Type()))
+			}
+			rest.SetMapIndex(reflect.ValueOf(m.key), reflect.ValueOf(m.val.toAny()))
+		}
+	}
+	if d.err == nil && rv.CanAddr() {
+		if n, ok := rv.Addr().Interface().(normalizer); ok {
+			n.normalize()
+		}
+	}
+}
+
+func parseInt(s string) (int64, bool) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return n, true
+	}
+	// JSON has no integer type: 4.0 and 1e3 are integers too.
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+type structInfo struct {
+	byName map[string]int
+	rest   int
+}
+
+var structCache sync.Map // reflect.Type -> *structInfo
+
+func structFields(t reflect.Type) *structInfo {
+	if info, ok := structCache.Load(t); ok {
+		return info.(*structInfo)
+	}
+	info := &structInfo{byName: map[string]int{}, rest: -1}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if !f.IsExported() || f.Anonymous {
+			continue
+		}
+		if f.Tag.Get("lloom") == "rest" {
+			info.rest = i
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		switch name {
+		case "-":
+			continue
+		case "":
+			name = f.Name
+		}
+		info.byName[name] = i
+	}
+	structCache.Store(t, info)
+	return info
+}

@@ -1,0 +1,229 @@
+package lloom
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The fuzz targets check that no input makes a parser panic, that every
+// failure is one of the package's error types, and that whatever parses can
+// be validated, redacted and marshalled without panicking either.
+
+func seed(f *testing.F, dirs ...string) {
+	f.Helper()
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join("testdata", dir, "*.json"))
+		if err != nil {
+			f.Fatal(err)
+		}
+		for _, file := range files {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				f.Fatal(err)
+			}
+			f.Add(shrink(data))
+		}
+	}
+	f.Add([]byte(`{"aliases": {"a": {"members": ["a", "b"]}, "b": "a"}}`))
+	f.Add([]byte(`{"runtimes": {"g": {"placement": {"mode": "distributed", "members": [{"runtime": "g"}]}}}}`))
+}
+
+// shrink keeps every shape of a large seed (over 8 KiB: the gateway's
+// node, cluster and metrics answers) but cuts each array to one element and
+// each object to two object-valued members, and drops the indentation. The
+// fuzzer minimises every new interesting input for up to a minute, which
+// with 40 KB seeds leaves no time for fuzzing.
+func shrink(data []byte) []byte {
+	const small = 8 << 10
+	var v any
+	if len(data) <= small || json.Unmarshal(data, &v) != nil {
+		return data
+	}
+	var cut func(any) any
+	cut = func(v any) any {
+		switch v := v.(type) {
+		case []any:
+			v = v[:min(len(v), 1)]
+			for i := range v {
+				v[i] = cut(v[i])
+			}
+			return v
+		case map[string]any:
+			kept := 0
+			for _, k := range sortedKeys(v) {
+				if _, isObject := v[k].(map[string]any); isObject {
+					if kept++; kept > 2 {
+						delete(v, k)
+						continue
+					}
+				}
+				v[k] = cut(v[k])
+			}
+		}
+		return v
+	}
+	out, err := json.Marshal(cut(v))
+	if err != nil {
+		return data
+	}
+	return out
+}
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	var ie *InputError
+	var ge *GatewayError
+	if !errors.As(err, &ie) && !errors.As(err, &ge) {
+		t.Fatalf("error %T is neither *InputError nor *GatewayError: %v", err, err)
+	}
+	_ = err.Error()
+}
+
+func FuzzParseConfig(f *testing.F) {
+	seed(f, "lloom-gateway-0.2.3", "fleet")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := ParseConfig(data, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		_ = cfg.Validate()
+		current := cfg.CurrentNodeID("")
+		for id, rt := range cfg.Runtimes {
+			RuntimePlacement(rt, id, current)
+			RuntimeMemoryGb(rt)
+			cfg.RuntimeResourcesByNode(id, current)
+		}
+		for _, m := range cfg.Models {
+			ModelTargets(m)
+			m.External()
+		}
+		for id := range cfg.Aliases {
+			_, _ = cfg.ExpandAlias(id)
+		}
+		if _, err := MarshalRedacted(cfg); err != nil {
+			t.Fatalf("MarshalRedacted: %v", err)
+		}
+		MaterializeFederated(cfg)
+		_ = cfg.Validate()
+	})
+}
+
+func FuzzParseProfile(f *testing.F) {
+	seed(f, "profiles")
+	cfg, err := LoadConfig("testdata/fleet/config.json")
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseProfile(data, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		_ = p.Validate(nil)
+		_ = p.Validate(cfg)
+	})
+}
+
+func FuzzParseMachineProfile(f *testing.F) {
+	seed(f, "machine", "lloom-gateway-0.2.3")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseMachineProfile(data, "fuzz.json")
+		checkErr(t, err)
+		if err == nil {
+			MemoryDomains(*p)
+		}
+	})
+}
+
+func FuzzParseNodeStatus(f *testing.F) {
+	seed(f, "lloom-gateway-0.2.3")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		n, err := ParseNodeStatus(data, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		if _, err := MarshalRedacted(n); err != nil {
+			t.Fatalf("MarshalRedacted: %v", err)
+		}
+		if n.Profile != nil {
+			MemoryDomains(*n.Profile)
+		}
+	})
+}
+
+func FuzzParseClusterStatus(f *testing.F) {
+	seed(f, "lloom-gateway-0.2.3")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := ParseClusterStatus(data, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		if _, err := MarshalRedacted(c); err != nil {
+			t.Fatalf("MarshalRedacted: %v", err)
+		}
+	})
+}
+
+func FuzzParseMetrics(f *testing.F) {
+	seed(f, "lloom-gateway-0.2.3")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseMetrics(data, "fuzz.json")
+		checkErr(t, err)
+		kind, kerr := DetectMetricsKind(data)
+		if (err == nil) && (kerr != nil || kind != m.Kind) {
+			t.Fatalf("ParseMetrics read a %s but DetectMetricsKind says %q, %v", m.Kind, kind, kerr)
+		}
+	})
+}
+
+func FuzzParseBenchmarkSuite(f *testing.F) {
+	seed(f, "benchmarks")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		s, err := ParseBenchmarkSuite(data, "fuzz.json")
+		checkErr(t, err)
+		if err == nil {
+			_ = s.Validate()
+			if _, err := json.Marshal(s); err != nil {
+				t.Fatalf("Marshal: %v", err)
+			}
+		}
+	})
+}
+
+func FuzzParseRecipe(f *testing.F) {
+	seed(f, "recipes")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := ParseRecipe(data, "fuzz.json")
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		_ = r.Validate()
+		for _, m := range r.Models {
+			m.Launch()
+		}
+	})
+}
+
+func FuzzNormalizeArch(f *testing.F) {
+	for _, s := range []string{"sm_121a", "12.1a", "9.0", "apple-metal", "gfx90a", "8.6+PTX", ""} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n := NormalizeArch(s)
+		if n != "" && NormalizeArch(n) != n {
+			t.Fatalf("NormalizeArch is not idempotent: %q -> %q -> %q", s, n, NormalizeArch(n))
+		}
+		InferFromLaunch([]string{s, "--tp", s}, map[string]string{"TORCH_CUDA_ARCH_LIST": s}, []string{"-e", s})
+	})
+}

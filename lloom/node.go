@@ -1,0 +1,291 @@
+package lloom
+
+import (
+	"encoding/json"
+	"os"
+)
+
+// NodeStatus is one node as `GET /gateway/node` reports it (the `node`
+// object), and one entry of `/gateway/cluster`'s nodes. An unreachable
+// node has Reachable false, Error set and no telemetry.
+type NodeStatus struct {
+	ID        string            `json:"id,omitempty"`
+	Name      string            `json:"name,omitempty"`
+	Local     bool              `json:"local,omitempty"`
+	Reachable bool              `json:"reachable"`
+	Error     Message           `json:"error,omitempty"`
+	Labels    map[string]string `json:"labels,omitempty"`
+	Resources NodeResources     `json:"resources"`
+	System    *NodeSystem       `json:"system,omitempty"`
+	Profile   *MachineProfile   `json:"profile,omitempty"`
+	// Models are the models the node serves, in config form.
+	Models         []Model        `json:"models,omitempty"`
+	Telemetry      *Telemetry     `json:"telemetry,omitempty"`
+	RuntimeManager RuntimeManager `json:"runtimeManager"`
+	Identity       *NodeIdentity  `json:"identity,omitempty"`
+	// Inventory is the node inventory of newer gateways (`?inventory=1`),
+	// kept as written: package inventory defines its shape. Gateways that
+	// predate it leave it empty.
+	Inventory json.RawMessage `json:"inventory,omitempty"`
+
+	// Set only in /gateway/cluster answers.
+	RequiredByRuntime []string `json:"requiredByRuntime,omitempty"`
+	Required          bool     `json:"required,omitempty"`
+	// AvailabilityState is healthy, unavailable or optional-offline.
+	AvailabilityState string `json:"availabilityState,omitempty"`
+}
+
+// NodeSystem is a node's operating-system facts.
+type NodeSystem struct {
+	Hostname      string   `json:"hostname,omitempty"`
+	Platform      string   `json:"platform,omitempty"`
+	Arch          string   `json:"arch,omitempty"`
+	Release       string   `json:"release,omitempty"`
+	UptimeSeconds *float64 `json:"uptimeSeconds,omitempty"`
+}
+
+// NodeIdentity is how the leader verified a remote node's claimed id.
+type NodeIdentity struct {
+	ConfiguredID string `json:"configuredId,omitempty"`
+	ClaimedID    string `json:"claimedId,omitempty"`
+	Verified     bool   `json:"verified"`
+	Mismatch     bool   `json:"mismatch"`
+}
+
+// Telemetry is a node's live sample.
+type Telemetry struct {
+	SampledAt string           `json:"sampledAt,omitempty"`
+	CPU       *CPUTelemetry    `json:"cpu,omitempty"`
+	Memory    *MemoryTelemetry `json:"memory,omitempty"`
+	// GPU is nil on hosts without NVIDIA GPUs.
+	GPU *GPUTelemetry `json:"gpu,omitempty"`
+}
+
+// CPUTelemetry is the CPU part of a telemetry sample.
+type CPUTelemetry struct {
+	Utilization *float64 `json:"utilization,omitempty"`
+	LogicalCpus *int     `json:"logicalCpus,omitempty"`
+	Model       string   `json:"model,omitempty"`
+}
+
+// MemoryTelemetry is host memory in bytes. Source is linux-memavailable,
+// macos-memory-pressure or os-freemem.
+type MemoryTelemetry struct {
+	UsedBytes           *int64   `json:"usedBytes,omitempty"`
+	FreeBytes           *int64   `json:"freeBytes,omitempty"`
+	AvailableBytes      *int64   `json:"availableBytes,omitempty"`
+	TotalBytes          *int64   `json:"totalBytes,omitempty"`
+	Utilization         *float64 `json:"utilization,omitempty"`
+	PressureUtilization *float64 `json:"pressureUtilization,omitempty"`
+	Source              string   `json:"source,omitempty"`
+}
+
+// GPUTelemetry is nvidia-smi's view; memory figures are MiB and are null on
+// GB10, whose GPU uses system memory.
+type GPUTelemetry struct {
+	Vendor        string      `json:"vendor,omitempty"`
+	Backend       string      `json:"backend,omitempty"`
+	Devices       []GPUDevice `json:"devices,omitempty"`
+	Utilization   *float64    `json:"utilization,omitempty"`
+	MemoryUsedMb  *float64    `json:"memoryUsedMb,omitempty"`
+	MemoryTotalMb *float64    `json:"memoryTotalMb,omitempty"`
+}
+
+// GPUDevice is one GPU of a telemetry sample.
+type GPUDevice struct {
+	Index         *int     `json:"index,omitempty"`
+	Name          string   `json:"name,omitempty"`
+	Utilization   *float64 `json:"utilization,omitempty"`
+	MemoryUsedMb  *float64 `json:"memoryUsedMb,omitempty"`
+	MemoryTotalMb *float64 `json:"memoryTotalMb,omitempty"`
+}
+
+// RuntimeManager is a node's `runtimeManager` block.
+type RuntimeManager struct {
+	Runtimes map[string]RuntimeStatus `json:"runtimes,omitempty"`
+}
+
+// RuntimeStatus is one runtime row of a node's runtime manager.
+//
+// HealthURL is a backend URL. It is kept so nothing is lost on read, but
+// poolsolve must never emit it: output goes through NodeStatus.Redacted.
+type RuntimeStatus struct {
+	Enabled        bool       `json:"enabled,omitempty"`
+	KeepWarm       bool       `json:"keepWarm,omitempty"`
+	PreferredWarm  bool       `json:"preferredWarm,omitempty"`
+	MaxConcurrency *int       `json:"maxConcurrency,omitempty"`
+	Adapter        string     `json:"adapter,omitempty"`
+	Management     string     `json:"management,omitempty"`
+	Node           string     `json:"node,omitempty"`
+	Placement      *Placement `json:"placement,omitempty"`
+	Recipe         *RecipeRef `json:"recipe,omitempty"`
+	HealthURL      string     `json:"healthUrl,omitempty"`
+
+	// Healthy is nil when the gateway does not know.
+	Healthy *bool `json:"healthy,omitempty"`
+	// Status is idle, queued, starting, warming, running, external,
+	// draining, stopping, stopped, exited, missing, unknown or unreachable.
+	Status                  string       `json:"status,omitempty"`
+	ActiveRequests          *int         `json:"activeRequests,omitempty"`
+	QueuedRequests          *int         `json:"queuedRequests,omitempty"`
+	AdmissionQueuedRequests *int         `json:"admissionQueuedRequests,omitempty"`
+	LastRequestedAt         string       `json:"lastRequestedAt,omitempty"`
+	LastIdleAt              string       `json:"lastIdleAt,omitempty"`
+	StatusSince             string       `json:"statusSince,omitempty"`
+	StartedAt               string       `json:"startedAt,omitempty"`
+	MemoryUsage             *MemoryUsage `json:"memoryUsage,omitempty"`
+
+	Remote          bool                  `json:"remote,omitempty"`
+	Distributed     bool                  `json:"distributed,omitempty"`
+	Members         []MemberStatus        `json:"members,omitempty"`
+	ResourcesByNode map[string]NodeMemory `json:"resourcesByNode,omitempty"`
+}
+
+// Loaded is LLooM's isRuntimeLoaded: healthy, or in a state that holds
+// memory (running, external, starting, draining, stopping).
+func (r RuntimeStatus) Loaded() bool {
+	if r.Healthy != nil && *r.Healthy {
+		return true
+	}
+	return oneOf(r.Status, "running", "external", "starting", "draining", "stopping")
+}
+
+// MemoryUsage is a runtime's measured memory (`?memoryUsage=1`).
+type MemoryUsage struct {
+	ResidentBytes    *int64   `json:"residentBytes,omitempty"`
+	Source           string   `json:"source,omitempty"` // process-footprint or process-rss
+	SampledAt        string   `json:"sampledAt,omitempty"`
+	GroupID          string   `json:"groupId,omitempty"`
+	SharedRuntimeIDs []string `json:"sharedRuntimeIds,omitempty"`
+	LoadedModelIDs   []string `json:"loadedModelIds,omitempty"`
+	ResidencyKnown   *bool    `json:"residencyKnown,omitempty"`
+}
+
+// MemberStatus is one member row of a distributed runtime's status.
+type MemberStatus struct {
+	Node    string `json:"node,omitempty"`
+	Runtime string `json:"runtime,omitempty"`
+	Role    string `json:"role,omitempty"`
+	Order   *int   `json:"order,omitempty"`
+	Status  string `json:"status,omitempty"`
+	Healthy *bool  `json:"healthy,omitempty"`
+}
+
+// ClusterStatus is `GET /gateway/cluster`'s `cluster` object.
+type ClusterStatus struct {
+	Enabled    bool                  `json:"enabled"`
+	ID         string                `json:"id,omitempty"`
+	NodeID     string                `json:"nodeId,omitempty"`
+	LeaderNode string                `json:"leaderNode,omitempty"`
+	Nodes      map[string]NodeStatus `json:"nodes,omitempty"`
+}
+
+// gatewayError recognises the error envelope {"error": {...}}. A node's own
+// `error` is a string next to its id, so only an object, or a string with
+// no document around it, counts.
+func gatewayError(tree *value, file string) *GatewayError {
+	e := tree.get("error")
+	if e == nil {
+		return nil
+	}
+	switch {
+	case e.kind == kindObject:
+		g := &GatewayError{File: file}
+		if v := e.get("message"); v != nil && v.kind == kindString {
+			g.Message = v.s
+		}
+		if v := e.get("type"); v != nil && v.kind == kindString {
+			g.Type = v.s
+		}
+		if v := e.get("code"); v != nil && (v.kind == kindString || v.kind == kindNumber) {
+			g.Code = v.s
+		}
+		return g
+	case e.kind == kindString && tree.get("id") == nil && tree.get("node") == nil && tree.get("cluster") == nil:
+		return &GatewayError{File: file, Message: e.s}
+	}
+	return nil
+}
+
+// ParseNodeStatus reads a `/gateway/node` answer: the `{ok, node}` envelope
+// or the bare node object. A top-level `inventory` next to `node` is kept
+// when the node has none of its own. An error envelope comes back as a
+// *GatewayError.
+func ParseNodeStatus(data []byte, file string) (*NodeStatus, error) {
+	tree, err := parseTree(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if g := gatewayError(tree, file); g != nil {
+		return nil, g
+	}
+	var env struct {
+		Node      *NodeStatus     `json:"node"`
+		Inventory json.RawMessage `json:"inventory"`
+	}
+	if n := tree.get("node"); n != nil && n.kind == kindObject {
+		if err := decodeTree(tree, data, file, &env); err != nil {
+			return nil, err
+		}
+		if len(env.Node.Inventory) == 0 {
+			env.Node.Inventory = env.Inventory
+		}
+		return env.Node, nil
+	}
+	if tree.kind != kindObject || tree.get("id") == nil {
+		return nil, &InputError{File: file, Path: root, Msg: "not a /gateway/node answer: expected {\"node\": {...}} or a node object with an id"}
+	}
+	ns := &NodeStatus{}
+	if err := decodeTree(tree, data, file, ns); err != nil {
+		return nil, err
+	}
+	return ns, nil
+}
+
+// LoadNodeStatus reads and parses a saved `/gateway/node` answer.
+func LoadNodeStatus(path string) (*NodeStatus, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseNodeStatus(data, path)
+}
+
+// ParseClusterStatus reads a `/gateway/cluster` answer: the `{ok, cluster}`
+// envelope or the bare cluster object. An error envelope comes back as a
+// *GatewayError.
+func ParseClusterStatus(data []byte, file string) (*ClusterStatus, error) {
+	tree, err := parseTree(data, file)
+	if err != nil {
+		return nil, err
+	}
+	if g := gatewayError(tree, file); g != nil {
+		return nil, g
+	}
+	if c := tree.get("cluster"); c != nil && c.kind == kindObject {
+		var env struct {
+			Cluster *ClusterStatus `json:"cluster"`
+		}
+		if err := decodeTree(tree, data, file, &env); err != nil {
+			return nil, err
+		}
+		return env.Cluster, nil
+	}
+	if n := tree.get("nodes"); n == nil || n.kind != kindObject {
+		return nil, &InputError{File: file, Path: root, Msg: "not a /gateway/cluster answer: expected {\"cluster\": {...}} or a cluster object with nodes"}
+	}
+	cs := &ClusterStatus{}
+	if err := decodeTree(tree, data, file, cs); err != nil {
+		return nil, err
+	}
+	return cs, nil
+}
+
+// LoadClusterStatus reads and parses a saved `/gateway/cluster` answer.
+func LoadClusterStatus(path string) (*ClusterStatus, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseClusterStatus(data, path)
+}

@@ -1,0 +1,483 @@
+package lloom
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Validate checks the rules LLooM enforces when it loads a config, plus
+// the pool block's own rules, and returns every problem found (a Problems)
+// or nil. It judges the config as LLooM would run it: models that
+// MaterializeFederated would add count as declared. Paths point into the
+// file as written.
+//
+// When the current node is unknown (cluster.nodeId is a placeholder and
+// there are several nodes), the checks that depend on it are skipped:
+// "every non-local node has an endpoint" and node references in a config
+// without cluster nodes.
+func (c *Config) Validate() error {
+	v := &configValidator{cfg: c, p: &problems{file: c.File}, current: c.CurrentNodeID("")}
+	v.federated()
+	v.cluster()
+	v.runtimes()
+	v.models()
+	v.aliases()
+	v.policy()
+	return v.p.err()
+}
+
+type configValidator struct {
+	cfg       *Config
+	p         *problems
+	current   string
+	modelByID map[string]Model // including federated ones
+	backends  map[string]bool  // including federated ones
+}
+
+func (v *configValidator) federated() {
+	view := &Config{Cluster: v.cfg.Cluster, Backends: map[string]Backend{}, Models: slices.Clone(v.cfg.Models)}
+	for id, b := range v.cfg.Backends {
+		view.Backends[id] = b
+	}
+	MaterializeFederated(view)
+	v.modelByID = map[string]Model{}
+	for _, m := range view.Models {
+		if _, dup := v.modelByID[m.ID]; !dup {
+			v.modelByID[m.ID] = m
+		}
+	}
+	v.backends = map[string]bool{}
+	for id := range view.Backends {
+		v.backends[id] = true
+	}
+}
+
+// nodeKnown is LLooM's clusterNodes() lookup: the declared nodes, or only
+// the local node when none are declared.
+func (v *configValidator) nodeKnown(id string) bool {
+	if len(v.cfg.Cluster.Nodes) == 0 {
+		return v.current == "" || id == v.current
+	}
+	_, ok := v.cfg.Cluster.Nodes[id]
+	return ok
+}
+
+func (v *configValidator) node(path, id string) {
+	if id != "" && !IsPlaceholder(id) && !v.nodeKnown(id) {
+		v.p.add(path, "node %q is not declared in cluster.nodes", id)
+	}
+}
+
+func (v *configValidator) cluster() {
+	cl := v.cfg.Cluster
+	path := field(root, "cluster")
+	if len(cl.Nodes) > 0 {
+		v.node(field(path, "nodeId"), cl.NodeID)
+		v.node(field(path, "leaderNode"), cl.LeaderNode)
+		v.node(field(path, "fleetHeadNode"), cl.FleetHeadNode)
+	}
+	for _, id := range sortedKeys(cl.Nodes) {
+		n := cl.Nodes[id]
+		np := key(field(path, "nodes"), id)
+		if n.Endpoint == "" && v.current != "" && id != v.current {
+			v.p.add(field(np, "endpoint"), "missing: every node other than the local one (%s) needs an endpoint", v.current)
+		}
+		rp := field(np, "resources")
+		r := n.Resources
+		nonNegativeGb(v.p, field(rp, "memoryGb"), r.MemoryGb)
+		nonNegativeGb(v.p, field(rp, "reserveMemoryGb"), r.ReserveMemoryGb)
+		nonNegativeGb(v.p, field(rp, "memoryBudgetGb"), r.MemoryBudgetGb)
+		nonNegativeGb(v.p, field(rp, "availableMemoryGb"), r.AvailableMemoryGb)
+		nonNegativeGb(v.p, field(rp, "gpuMemoryGb"), r.GPUMemoryGb)
+		if u := r.MaxMemoryUtilization; u != nil && !(*u > 0 && *u <= 1) {
+			v.p.add(field(rp, "maxMemoryUtilization"), "expected a number > 0 and <= 1, got %s", num(*u))
+		}
+		if n.Proxy != nil {
+			for i, m := range n.Proxy.Models {
+				if m.ID == "" && m.Model == "" {
+					v.p.add(index(field(field(np, "proxy"), "models"), i), "missing id: a proxy model needs id or model")
+				}
+			}
+		}
+	}
+}
+
+func (v *configValidator) runtimes() {
+	rts := v.cfg.Runtimes
+	groupOf := map[string]string{} // member runtime -> distributed runtime
+	for _, id := range sortedKeys(rts) {
+		rt := rts[id]
+		path := key(field(root, "runtimes"), id)
+		nonNegativeGb(v.p, field(path, "memoryGb"), rt.MemoryGb)
+		nonNegativeGb(v.p, field(path, "gpuMemoryGb"), rt.GPUMemoryGb)
+		nonNegativeGb(v.p, field(path, "estimatedMemoryGb"), rt.EstimatedMemoryGb)
+		if rt.Resources != nil {
+			nonNegativeGb(v.p, field(field(path, "resources"), "memoryGb"), rt.Resources.MemoryGb)
+			nonNegativeGb(v.p, field(field(path, "resources"), "gpuMemoryGb"), rt.Resources.GPUMemoryGb)
+		}
+		if rt.ResourceEstimate != nil {
+			nonNegativeGb(v.p, field(field(path, "resourceEstimate"), "memoryGb"), rt.ResourceEstimate.MemoryGb)
+		}
+		if rt.KeepWarm && rt.PreferredWarm {
+			v.p.add(path, "keepWarm and preferredWarm are both set; a runtime is either pinned (keepWarm) or preferred")
+		}
+		if !oneOf(rt.Management, "", Managed, External) {
+			v.p.add(field(path, "management"), "expected managed or external, got %q", rt.Management)
+		}
+		if m := rt.Maintenance; m != nil && !oneOf(m.State, "suspended", "resuming") {
+			v.p.add(field(field(path, "maintenance"), "state"), "expected suspended or resuming, got %q", m.State)
+		}
+
+		pl := RuntimePlacement(rt, id, v.current)
+		pp := field(path, "placement")
+		if !oneOf(pl.Mode, ModeLocal, ModePinned, ModeReplicated, ModeDistributed) {
+			v.p.add(field(pp, "mode"), "expected local, pinned, replicated or distributed, got %q", pl.Mode)
+		}
+		if pl.Mode != ModeDistributed {
+			if pl.Mode == ModeReplicated && rt.Node == "" && (rt.Placement == nil || rt.Placement.Node == "") {
+				v.p.add(path, "a replicated runtime needs a materialised node (one runtime per node)")
+			}
+			if rt.Node != "" {
+				v.node(field(path, "node"), rt.Node)
+			} else if rt.Placement != nil && rt.Placement.Node != "" {
+				v.node(field(pp, "node"), rt.Placement.Node)
+			}
+			continue
+		}
+		v.node(field(path, "node"), rt.Node)
+		members := rt.Placement.Members
+		if len(members) == 0 {
+			v.p.add(field(pp, "members"), "a distributed runtime needs at least one member")
+		}
+		seen := map[string]bool{}
+		for i, m := range members {
+			mp := index(field(pp, "members"), i)
+			nonNegativeMember(v.p, mp, m.Resources)
+			if m.Node == "" {
+				v.p.add(field(mp, "node"), "missing: every distributed member needs a node")
+			} else {
+				v.node(field(mp, "node"), m.Node)
+			}
+			switch child, ok := rts[m.Runtime]; {
+			case m.Runtime == "":
+				v.p.add(field(mp, "runtime"), "missing: every distributed member needs a runtime")
+				continue
+			case m.Runtime == id:
+				v.p.add(field(mp, "runtime"), "runtime %q cannot be a member of itself", id)
+				continue
+			case !ok:
+				v.p.add(field(mp, "runtime"), "unknown runtime %q", m.Runtime)
+				continue
+			case child.Placement != nil && child.Placement.Mode == ModeDistributed:
+				v.p.add(field(mp, "runtime"), "member %q is itself distributed; distributed runtimes do not nest", m.Runtime)
+			case child.Node != "" && m.Node != "" && child.Node != m.Node:
+				v.p.add(field(mp, "node"), "member runtime %q runs on %q, not %q", m.Runtime, child.Node, m.Node)
+			}
+			if seen[m.Runtime] {
+				v.p.add(field(mp, "runtime"), "duplicate member %q", m.Runtime)
+			}
+			seen[m.Runtime] = true
+			if other, ok := groupOf[m.Runtime]; ok && other != id {
+				v.p.add(field(mp, "runtime"), "member %q already belongs to distributed runtime %q", m.Runtime, other)
+			} else {
+				groupOf[m.Runtime] = id
+			}
+		}
+	}
+}
+
+func (v *configValidator) models() {
+	rts := v.cfg.Runtimes
+	seen := map[string]bool{}
+	for i, m := range v.cfg.Models {
+		path := index(field(root, "models"), i)
+		switch {
+		case m.ID == "":
+			v.p.add(field(path, "id"), "missing")
+		case seen[m.ID]:
+			v.p.add(field(path, "id"), "duplicate model id %q", m.ID)
+		}
+		seen[m.ID] = true
+		if m.Runtime != "" {
+			if _, ok := rts[m.Runtime]; !ok {
+				v.p.add(field(path, "runtime"), "unknown runtime %q", m.Runtime)
+			}
+		}
+		if len(m.Targets) == 0 {
+			switch {
+			case m.Backend == "":
+				v.p.add(path, "missing backend or targets")
+			case !v.backends[m.Backend]:
+				v.p.add(field(path, "backend"), "unknown backend %q", m.Backend)
+			}
+		}
+		// Only explicit targets here: the single-backend form was checked
+		// above, at its own path.
+		for j, t := range ModelTargets(Model{ID: m.ID, Targets: m.Targets, UpstreamModel: m.UpstreamModel}) {
+			tp := index(field(path, "targets"), j)
+			switch {
+			case t.Backend == "":
+				v.p.add(field(tp, "backend"), "missing")
+			case !v.backends[t.Backend]:
+				v.p.add(field(tp, "backend"), "unknown backend %q", t.Backend)
+			}
+			rt, rtOK := rts[t.Runtime]
+			if t.Runtime != "" && !rtOK {
+				v.p.add(field(tp, "runtime"), "unknown runtime %q", t.Runtime)
+			}
+			if t.Node != "" {
+				v.node(field(tp, "node"), t.Node)
+				if rtOK && !IsPlaceholder(t.Node) {
+					if pl := RuntimePlacement(rt, t.Runtime, v.current); pl.Node != "" || len(pl.Nodes) > 0 {
+						if !slices.Contains(pl.Nodes, t.Node) {
+							v.p.add(field(tp, "node"), "node %q is not where runtime %q runs (%s)", t.Node, t.Runtime, strings.Join(pl.Nodes, ", "))
+						}
+					}
+				}
+			}
+		}
+		if m.Pool != nil {
+			v.pool(field(path, "pool"), m.Pool)
+		}
+	}
+}
+
+func (v *configValidator) pool(path string, p *ModelPool) {
+	for i, n := range p.Nodes {
+		v.node(index(field(path, "nodes"), i), n)
+	}
+	atLeastOne(v.p, field(path, "tensorParallel"), p.TensorParallel)
+	atLeastOne(v.p, field(path, "maxSequences"), p.MaxSequences)
+	nonNegativeGb(v.p, field(path, "memoryGbPerNode"), p.MemoryGbPerNode)
+	nonNegativeGb(v.p, field(path, "loadTimeMs"), p.LoadTimeMs)
+	computeArchs(v.p, field(path, "computeArchs"), p.ComputeArchs)
+	if !oneOf(p.Management, "", Managed, External) {
+		v.p.add(field(path, "management"), "expected managed or external, got %q", p.Management)
+	}
+}
+
+func (v *configValidator) known(id string) bool {
+	_, model := v.modelByID[id]
+	_, alias := v.cfg.Aliases[id]
+	return model || alias
+}
+
+func (v *configValidator) aliases() {
+	for _, id := range sortedKeys(v.cfg.Aliases) {
+		a := v.cfg.Aliases[id]
+		path := key(field(root, "aliases"), id)
+		mp := field(path, "members")
+		if len(a.Members) == 0 {
+			v.p.add(mp, "an alias needs at least one member")
+		}
+		for i, m := range a.Members {
+			switch {
+			case strings.TrimSpace(m) == "":
+				v.p.add(index(mp, i), "empty member id")
+			case slices.Index(a.Members, m) < i:
+				v.p.add(index(mp, i), "duplicate member %q", m)
+			case !v.known(m) && !slices.Contains(a.OptionalMembers, m):
+				v.p.add(index(mp, i), "unknown model or alias %q", m)
+			}
+		}
+		for i, m := range a.OptionalMembers {
+			if !slices.Contains(a.Members, m) {
+				v.p.add(index(field(path, "optionalMembers"), i), "optional member %q is not one of members", m)
+			}
+		}
+		for i, m := range a.SuspendedMembers {
+			if !slices.Contains(a.Members, m) {
+				v.p.add(index(field(path, "suspendedMembers"), i), "suspended member %q is not one of members", m)
+			}
+		}
+		if !oneOf(a.Strategy, "", "ordered", "fastest") {
+			v.p.add(field(path, "strategy"), "expected ordered or fastest, got %q", a.Strategy)
+		}
+		if !oneOf(a.PerformanceMetric, "", "completion", "first-token") {
+			v.p.add(field(path, "performanceMetric"), "expected completion or first-token, got %q", a.PerformanceMetric)
+		}
+		v.routeProfiles(path, id, a)
+		if kinds := v.kinds(id, nil); len(kinds) > 1 {
+			v.p.add(mp, "members mix model kinds %s", strings.Join(kinds, ", "))
+		}
+	}
+	v.aliasCycles()
+}
+
+func (v *configValidator) routeProfiles(path, id string, a Alias) {
+	rp := field(path, "routeProfiles")
+	if a.RouteProfiles == nil {
+		if a.ActiveRoute != "" {
+			v.p.add(field(path, "activeRoute"), "activeRoute %q needs routeProfiles", a.ActiveRoute)
+		}
+		return
+	}
+	if len(a.RouteProfiles) == 0 {
+		v.p.add(rp, "routeProfiles must not be empty")
+	}
+	active, ok := a.RouteProfiles[a.ActiveRoute]
+	switch {
+	case a.ActiveRoute == "":
+		v.p.add(field(path, "activeRoute"), "missing: an alias with routeProfiles must name its active route")
+	case !ok:
+		v.p.add(field(path, "activeRoute"), "%q is not one of the alias's route profiles (%s)", a.ActiveRoute, strings.Join(sortedKeys(a.RouteProfiles), ", "))
+	case !slices.Equal(a.Members, active.Members):
+		v.p.add(field(path, "members"), "members must equal those of the active route profile %q", a.ActiveRoute)
+	}
+	for _, name := range sortedKeys(a.RouteProfiles) {
+		prof := a.RouteProfiles[name]
+		pp := field(key(rp, name), "members")
+		if len(prof.Members) == 0 {
+			v.p.add(pp, "a route profile needs at least one member")
+		}
+		for i, m := range prof.Members {
+			switch {
+			case slices.Index(prof.Members, m) < i:
+				v.p.add(index(pp, i), "duplicate member %q", m)
+			case !v.known(m):
+				v.p.add(index(pp, i), "unknown model or alias %q", m)
+			}
+		}
+		if kinds := v.kinds(id, prof.Members); len(kinds) > 1 {
+			v.p.add(pp, "members mix model kinds %s", strings.Join(kinds, ", "))
+		}
+	}
+}
+
+// kinds lists the distinct model kinds an alias (or one of its route
+// profiles) expands to; cycles are reported elsewhere.
+func (v *configValidator) kinds(id string, members []string) []string {
+	view := &Config{Aliases: v.cfg.Aliases}
+	for _, m := range v.modelByID {
+		view.Models = append(view.Models, m)
+	}
+	leaves, err := view.expandAlias(id, members, true)
+	if err != nil {
+		return nil
+	}
+	var kinds []string
+	for _, l := range leaves {
+		if m, ok := v.modelByID[l]; ok && !slices.Contains(kinds, m.Kind) {
+			kinds = append(kinds, m.Kind)
+		}
+	}
+	sort.Strings(kinds)
+	return kinds
+}
+
+// aliasCycles reports each cycle of nested aliases once, at the alias with
+// the smallest id on it.
+func (v *configValidator) aliasCycles() {
+	aliases := v.cfg.Aliases
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[string]int{}
+	var stack []string
+	reported := map[string]bool{}
+	var visit func(id string)
+	visit = func(id string) {
+		state[id] = active
+		stack = append(stack, id)
+		for _, m := range uniqueStrings(aliases[id].Members) {
+			if _, isAlias := aliases[m]; !isAlias {
+				continue
+			}
+			if _, isModel := v.modelByID[m]; isModel && m == id {
+				continue // a same-name member is the model, not the alias
+			}
+			switch state[m] {
+			case unvisited:
+				visit(m)
+			case active:
+				cycle := slices.Clone(stack[slices.Index(stack, m):])
+				start := slices.Index(cycle, slices.Min(cycle))
+				cycle = append(cycle[start:], cycle[:start]...)
+				text := strings.Join(append(cycle, cycle[0]), " -> ")
+				if !reported[text] {
+					reported[text] = true
+					v.p.add(field(key(field(root, "aliases"), cycle[0]), "members"), "alias cycle: %s", text)
+				}
+			}
+		}
+		stack = stack[:len(stack)-1]
+		state[id] = done
+	}
+	for _, id := range sortedKeys(aliases) {
+		if state[id] == unvisited {
+			visit(id)
+		}
+	}
+}
+
+func (v *configValidator) policy() {
+	pol := v.cfg.RuntimePolicy
+	if pol == nil {
+		return
+	}
+	path := field(root, "runtimePolicy")
+	if u := pol.MaxMemoryUtilization; u != nil && !(*u > 0 && *u < 1) {
+		v.p.add(field(path, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
+	}
+	positive(v.p, field(path, "reserveMemoryGb"), pol.ReserveMemoryGb)
+	positive(v.p, field(path, "memoryBudgetGb"), pol.MemoryBudgetGb)
+	nonNegativeGb(v.p, field(path, "preferredWarmIdleMs"), pol.PreferredWarmIdleMs)
+	if ms := pol.MemorySafety; ms != nil {
+		sp := field(path, "memorySafety")
+		if !oneOf(ms.Mode, "", "enforce", "yolo") {
+			v.p.add(field(sp, "mode"), "expected enforce or yolo, got %q", ms.Mode)
+		}
+		positive(v.p, field(sp, "minAvailableMemoryGb"), ms.MinAvailableMemoryGb)
+		if u := ms.MaxMemoryUtilization; u != nil && !(*u > 0 && *u < 1) {
+			v.p.add(field(sp, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
+		}
+		if ms := ms.PollIntervalMs; ms != nil && !(*ms >= 50 && *ms <= 1000) {
+			v.p.add(field(sp, "pollIntervalMs"), "expected a number from 50 to 1000, got %s", num(*ms))
+		}
+	}
+}
+
+// Shared value checks.
+
+func nonNegativeGb(p *problems, path string, f *float64) {
+	if f != nil && !(*f >= 0 && !math.IsInf(*f, 1)) {
+		p.add(path, "expected a number >= 0, got %s", num(*f))
+	}
+}
+
+func positive(p *problems, path string, f *float64) {
+	if f != nil && !(*f > 0 && !math.IsInf(*f, 1)) {
+		p.add(path, "expected a number > 0, got %s", num(*f))
+	}
+}
+
+func atLeastOne(p *problems, path string, n *int) {
+	if n != nil && *n < 1 {
+		p.add(path, "expected an integer >= 1, got %d", *n)
+	}
+}
+
+func nonNegativeMember(p *problems, path string, r *MemoryResources) {
+	if r == nil {
+		return
+	}
+	nonNegativeGb(p, field(field(path, "resources"), "memoryGb"), r.MemoryGb)
+	nonNegativeGb(p, field(field(path, "resources"), "gpuMemoryGb"), r.GPUMemoryGb)
+}
+
+func computeArchs(p *problems, path string, archs []string) {
+	for i, a := range archs {
+		if NormalizeArch(a) == "" {
+			p.add(index(path, i), "unknown compute arch %q (expected e.g. sm_121, 12.1a or apple-metal)", a)
+		}
+	}
+}
+
+func oneOf(s string, allowed ...string) bool { return slices.Contains(allowed, s) }
+
+func num(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }

@@ -1,0 +1,62 @@
+package plan_test
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/plan"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// A Mac that runs a model on demand today; the plan keeps it warm.
+func ExampleWriteText() {
+	pool := pooltest.New(
+		pooltest.Node("mac-01", 64, pooltest.Mac()),
+		pooltest.Variant("qwen-mlx", 20, pooltest.On("mac-01"), pooltest.Serves("qwen"), pooltest.Perf(600, 0)),
+		pooltest.Alias("chat", 500, "qwen"),
+		pooltest.Running("qwen-mlx", model.Auto, "mac-01"),
+		pooltest.Routed("chat", "qwen"),
+	)
+	res := &solver.Result{
+		Assignment: model.Assignment{
+			Lanes:  []model.LaneChoice{{Variant: "qwen-mlx", Nodes: []string{"mac-01"}, Residency: model.Always}},
+			Routes: []model.RouteChoice{{Source: "chat", Model: "qwen", Variant: "qwen-mlx"}},
+		},
+		Objective: model.Objective{0, 0, 0, 330},
+		Levels: [4]solver.Level{
+			{Index: 1, Value: 0, Status: solver.Optimal, BoundSource: "trivial"},
+			{Index: 2, Value: 0, Status: solver.Optimal, BoundSource: "trivial"},
+			{Index: 3, Value: 0, Status: solver.Optimal, BoundSource: "trivial"},
+			{Index: 4, Value: 330, LowerBound: 330, Status: solver.Optimal, BoundSource: "sat-unsat"},
+		},
+	}
+	p := plan.Build(pool, res, plan.Meta{Solver: "exact"})
+	if err := plan.WriteText(os.Stdout, p, plan.TextOptions{}); err != nil {
+		fmt.Println(err)
+	}
+	fmt.Println("changes:", p.HasChanges())
+	// Output:
+	// poolsolve plan — dry run: nothing is started, stopped or rerouted.
+	// Planned solver exact.
+	//
+	// Nodes
+	//   mac-01  (unified:0  plan 52 GiB of 56 admitted; resident 20 GiB; free 32 GiB)
+	//       qwen-mlx  always  20 GiB  qwen
+	//
+	// Routes
+	//   chat  -> qwen  on qwen-mlx  600 ms
+	//
+	// Objective
+	//   1 coverage             0  optimal  (lower bound 0, trivial)
+	//   2 external-fallback    0  optimal  (lower bound 0, trivial)
+	//   3 slo                  0  optimal  (lower bound 0, trivial)
+	//   4 latency+churn      330  optimal  (lower bound 330, sat-unsat)
+	//
+	// Changes
+	//   ~ residency  qwen-mlx on mac-01: auto -> always: latency: chat expects 600 ms first token instead of 8100 ms as auto
+	//
+	// Plan: 0 to start, 0 to stop, 0 to move, 1 residency change, 0 re-routes, 0 manual actions.
+	// changes: true
+}

@@ -1,0 +1,210 @@
+package plan
+
+import (
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Schema names the JSON document WriteJSON writes. A change that breaks a
+// reader of the document takes a new version.
+const Schema = "poolsolve.plan/v1"
+
+// Meta is what the caller knows about the run that the pool and the
+// result do not say.
+type Meta struct {
+	// Fleet names the input the pool came from (a path or a fleet name).
+	Fleet string
+	// Solver is "exact" or "greedy"; empty takes the result's own.
+	Solver string
+	// Notes are the catalog's notes: figures assumed, pins dropped.
+	Notes []string
+	// Fallbacks are what the run fell back on, one line each: a greedy
+	// plan after the exact solver ran out of time, inputs that were
+	// missing and assumed.
+	Fallbacks []string
+}
+
+// Plan is a solve's plan as data: where lanes run, how each demand source
+// routes, how good the plan is per objective level, what it changes from
+// what runs now, and why. Every slice is sorted; Build is deterministic.
+// It holds ids, numbers and reasons, never endpoints or keys.
+type Plan struct {
+	Schema    string   `json:"schema"`
+	Fleet     string   `json:"fleet,omitempty"`
+	Solver    string   `json:"solver,omitempty"`
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	// Infeasible is set when the hard constraints admit no plan; the
+	// plan then has no nodes' lanes, routes or changes, only Explanations.
+	Infeasible bool `json:"infeasible"`
+
+	Objective    *model.Objective `json:"objective,omitempty"` // nil when infeasible
+	Levels       []Level          `json:"levels"`
+	Nodes        []Node           `json:"nodes"`
+	Routes       []Route          `json:"routes"`
+	Changes      []Change         `json:"changes"`
+	Summary      Summary          `json:"summary"`
+	Explanations []Explanation    `json:"explanations,omitempty"`
+	Notes        []string         `json:"notes,omitempty"`
+}
+
+// HasChanges reports whether the plan changes anything that runs now. An
+// infeasible plan changes nothing.
+func (p *Plan) HasChanges() bool { return p != nil && len(p.Changes) > 0 }
+
+// Node is one machine: its state, its memory domains and the lanes the
+// plan puts on it.
+type Node struct {
+	ID string `json:"id"`
+	// Unavailable is why the node takes no lanes ("cordoned",
+	// "unreachable: ..."), empty when it may.
+	Unavailable string   `json:"unavailable,omitempty"`
+	Federated   bool     `json:"federated,omitempty"`
+	Domains     []Domain `json:"domains"`
+	Lanes       []Lane   `json:"lanes"`
+}
+
+// Domain is one memory domain of a node, as the plan fills it.
+type Domain struct {
+	ID string `json:"id"`
+	// PlanGb is what the planner may fill: AdmitGb - HeadroomGb.
+	PlanGb     GiB    `json:"planGb"`
+	AdmitGb    GiB    `json:"admitGb"`
+	Rule       string `json:"rule"` // how admission arrived at AdmitGb
+	HeadroomGb GiB    `json:"headroomGb"`
+	// ResidentGb is drawn by always and preferred lanes, AlwaysGb by
+	// always lanes alone; FreeGb = PlanGb - ResidentGb.
+	ResidentGb GiB `json:"residentGb"`
+	AlwaysGb   GiB `json:"alwaysGb"`
+	FreeGb     GiB `json:"freeGb"`
+	// LargestAuto is the auto lane with the largest draw here, which
+	// must fit next to the always lanes; empty when there is none.
+	LargestAuto   string `json:"largestAuto,omitempty"`
+	LargestAutoGb GiB    `json:"largestAutoGb,omitempty"`
+}
+
+// Lane is a placed variant as seen from one of its nodes.
+type Lane struct {
+	Variant   string            `json:"variant"`
+	Models    []string          `json:"models"`
+	Residency model.Residency   `json:"residency"`
+	Kind      model.VariantKind `json:"kind"`
+	// Draws are the lane's draws on this node.
+	Draws []Draw `json:"draws"`
+	// With are the lane's other nodes, for a multi-node lane.
+	With []string `json:"with,omitempty"`
+	// Serves are the demand sources routed to the lane.
+	Serves []string `json:"serves,omitempty"`
+}
+
+// Draw is memory a lane takes from one domain of the node it is listed on.
+type Draw struct {
+	Domain string `json:"domain"`
+	Gb     GiB    `json:"gb"`
+}
+
+// Route is what serves one demand source first.
+type Route struct {
+	// Source is an alias id, or model:<id> for a model requested by its
+	// own id.
+	Source string  `json:"source"`
+	Demand float64 `json:"demand"`
+	// Model is the served model, empty when the source is uncovered.
+	Model    string `json:"model,omitempty"`
+	External bool   `json:"external,omitempty"`
+	// Variant is the lane serving a local model, with its nodes and
+	// residency.
+	Variant   string          `json:"variant,omitempty"`
+	Nodes     []string        `json:"nodes,omitempty"`
+	Residency model.Residency `json:"residency,omitempty"`
+	// RouteName is the alias's route profile whose first available
+	// member is Model, empty when none is.
+	RouteName string `json:"routeName,omitempty"`
+	// Fallbacks are the members after Model that are available in the
+	// plan, in order.
+	Fallbacks []string `json:"fallbacks,omitempty"`
+	// FirstTokenMs and TotalMs are the expected latencies of
+	// docs/objective.md (TotalMs is FirstTokenMs when the total is
+	// unknown); zero when uncovered.
+	FirstTokenMs Ms        `json:"firstTokenMs,omitempty"`
+	TotalMs      Ms        `json:"totalMs,omitempty"`
+	SLO          *SLO      `json:"slo,omitempty"`
+	SLOStatus    SLOStatus `json:"sloStatus,omitempty"`
+	// Reason says why an uncovered source is uncovered, when known.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Covered reports whether something serves the source.
+func (r Route) Covered() bool { return r.Model != "" }
+
+// SLO bounds an alias's expected latency; a zero field is unset.
+type SLO struct {
+	FirstTokenMs Ms `json:"firstTokenMs,omitempty"`
+	TotalMs      Ms `json:"totalMs,omitempty"`
+}
+
+// SLOStatus says whether a covered alias keeps its SLO.
+type SLOStatus string
+
+const (
+	SLOOK       SLOStatus = "ok"
+	SLOViolated SLOStatus = "violated"
+)
+
+// Level is one objective level, as the solver reported it.
+type Level struct {
+	Index      int    `json:"level"` // 1..4
+	Name       string `json:"name"`
+	Value      int64  `json:"value"`
+	Status     string `json:"status"` // optimal, bounded, heuristic
+	LowerBound int64  `json:"lowerBound"`
+	// BoundSource: sat-unsat, lp, trivial, or empty when nothing bounds
+	// the level.
+	BoundSource string  `json:"boundSource,omitempty"`
+	Gap         float64 `json:"gap"`
+}
+
+// Change is one difference between what runs now and the plan. Which
+// fields are set depends on Kind; docs/plan-json.md has the table.
+type Change struct {
+	Kind ChangeKind `json:"kind"`
+	// Subject is the variant, or the alias for a re-route.
+	Subject string `json:"subject"`
+	// LaneKind is the variant's kind, for lane changes.
+	LaneKind model.VariantKind `json:"laneKind,omitempty"`
+	// Nodes are where the lane runs (start, residency), ran (stop), or
+	// goes (move).
+	Nodes []string `json:"nodes,omitempty"`
+	// FromNodes are where a moved lane runs now.
+	FromNodes []string `json:"fromNodes,omitempty"`
+	// Residency is the lane's residency: planned for a start or move, as
+	// it is now for a stop.
+	Residency model.Residency `json:"residency,omitempty"`
+	// From and To are residencies for a residency change, and served
+	// models for a re-route (To empty: the alias becomes uncovered).
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// FromRoute and ToRoute name the route profiles of a re-route.
+	FromRoute string `json:"fromRoute,omitempty"`
+	ToRoute   string `json:"toRoute,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+}
+
+// Manual reports whether the operator must make the change by hand.
+func (c Change) Manual() bool { return c.Kind == ManualStop || c.Kind == ManualStart }
+
+// Summary counts the changes by what they ask for.
+type Summary struct {
+	Start     int `json:"start"`
+	Stop      int `json:"stop"`
+	Move      int `json:"move"`
+	Residency int `json:"residency"`
+	Reroute   int `json:"reroute"`
+	Manual    int `json:"manual"`
+}
+
+// Explanation says why something the operator asked for or expects
+// cannot hold.
+type Explanation struct {
+	Subject string   `json:"subject"` // alias, model:<id>, or pin label
+	Reason  string   `json:"reason"`
+	Pins    []string `json:"pins,omitempty"` // conflicting pins and cordons
+}

@@ -1,0 +1,224 @@
+package solver
+
+import (
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// stripPins returns p without pins, whose plans must always be valid.
+func stripPins(p *model.Pool) *model.Pool {
+	q := *p
+	q.Pins = nil
+	return &q
+}
+
+func TestGreedyPlansPassTheEvaluatorWithoutPins(t *testing.T) {
+	for seed := range uint64(300) {
+		nodes, variants := 1+int(seed%7), int(seed%23)
+		p := stripPins(pooltest.Random(seed, nodes, variants))
+		if err := eval.Check(p, Greedy(p, seed)).Err(); err != nil {
+			t.Fatalf("Random(%d, %d, %d): Greedy plan: %v", seed, nodes, variants, err)
+		}
+	}
+}
+
+func TestGreedyHoldsPinsWheneverBruteForceCan(t *testing.T) {
+	pinned := 0
+	for seed := range uint64(400) {
+		p := pooltest.Random(seed, 2+int(seed%2), 3)
+		if len(p.Pins) == 0 || pooltest.Combinations(p) > pooltest.BruteForceLimit/8 {
+			continue
+		}
+		pinned++
+		r := eval.Check(p, Greedy(p, seed))
+		_, _, feasible := pooltest.BruteForce(p)
+		if feasible && !r.Valid {
+			t.Errorf("Random(%d): pins can hold, but the Greedy plan breaks: %v", seed, r.Err())
+		}
+	}
+	if pinned < 20 {
+		t.Errorf("only %d pinned pools tried, want at least 20", pinned)
+	}
+}
+
+func TestGreedyPlansOnLargePoolsAreValid(t *testing.T) {
+	for _, size := range [][2]int{{24, 60}, {64, 250}} {
+		for seed := range uint64(4) {
+			p := stripPins(pooltest.Random(seed, size[0], size[1]))
+			if err := eval.Check(p, Greedy(p, seed)).Err(); err != nil {
+				t.Fatalf("Random(%d, %d, %d): %v", seed, size[0], size[1], err)
+			}
+		}
+	}
+}
+
+// The search's incremental cost must be eval's objective term by term, or
+// local search would optimise the wrong thing.
+func TestSearchCostIsTheEvaluatorsObjective(t *testing.T) {
+	for seed := range uint64(200) {
+		p := pooltest.Random(seed, 1+int(seed%6), int(seed%15))
+		pr := newLSProblem(p)
+		st := pr.newState()
+		greedyFill(st, seed)
+		for step := 0; step < 3; step++ {
+			r := eval.Check(p, st.assignment())
+			if r.Valid != (st.total[0] == 0) || r.Objective != st.objective() {
+				t.Fatalf("Random(%d) step %d: search cost %v, eval %v valid %v: %v", seed, step, st.total, r.Objective, r.Valid, r.Violations)
+			}
+			// Knock lanes about, then check again.
+			for vi := range pr.vars {
+				opts := pr.options(vi)
+				st.set(vi, opts[(vi*7+step*3+int(seed))%len(opts)])
+			}
+		}
+	}
+}
+
+func TestImproveNeverWorsensTheObjective(t *testing.T) {
+	for seed := range uint64(120) {
+		nodes, variants := 1+int(seed%6), 1+int(seed%17)
+		p := pooltest.Random(seed, nodes, variants)
+		a := Greedy(p, seed)
+		before := eval.Check(p, a)
+		b := Improve(p, a, seed, time.Now().Add(5*time.Second))
+		after := eval.Check(p, b)
+		if before.Valid && !after.Valid {
+			t.Fatalf("Random(%d, %d, %d): Improve broke a valid plan: %v", seed, nodes, variants, after.Err())
+		}
+		if after.Valid && before.Valid && before.Objective.Less(after.Objective) {
+			t.Fatalf("Random(%d, %d, %d): Improve went from %v to %v", seed, nodes, variants, before.Objective, after.Objective)
+		}
+	}
+}
+
+func TestImproveRepairsAnEmptyOrBrokenStart(t *testing.T) {
+	p := stripPins(pooltest.Random(3, 4, 10))
+	for _, start := range []model.Assignment{
+		{},
+		{Lanes: []model.LaneChoice{{Variant: "ghost", Nodes: []string{"nowhere"}, Residency: "warm"}}},
+	} {
+		b := Improve(p, start, 1, time.Now().Add(5*time.Second))
+		if err := eval.Check(p, b).Err(); err != nil {
+			t.Errorf("Improve(%+v) = invalid plan: %v", start, err)
+		}
+	}
+}
+
+func TestImproveFindsTheOptimumOfMostSmallPools(t *testing.T) {
+	tried, optimal, coverOptimal, greedyOptimal := 0, 0, 0, 0
+	for seed := range uint64(150) {
+		p := pooltest.Random(seed, 2, 3+int(seed%2))
+		if pooltest.Combinations(p) > pooltest.BruteForceLimit/16 {
+			continue
+		}
+		want, _, feasible := pooltest.BruteForce(p)
+		if !feasible {
+			continue
+		}
+		tried++
+		g := Greedy(p, seed)
+		if eval.Check(p, g).Objective == want {
+			greedyOptimal++
+		}
+		got := eval.Check(p, Improve(p, g, seed, time.Now().Add(5*time.Second)))
+		if !got.Valid {
+			t.Fatalf("Random(%d): Improve plan invalid: %v", seed, got.Err())
+		}
+		if got.Objective.Less(want) {
+			t.Fatalf("Random(%d): Improve %v beats brute force %v", seed, got.Objective, want)
+		}
+		if got.Objective == want {
+			optimal++
+		}
+		if got.Objective[0] == want[0] {
+			coverOptimal++
+		}
+	}
+	t.Logf("Improve optimal on %d of %d small pools, coverage-optimal on %d; Greedy alone optimal on %d",
+		optimal, tried, coverOptimal, greedyOptimal)
+	if tried < 50 || optimal*10 < tried*8 || coverOptimal*20 < tried*19 {
+		t.Errorf("optimal on %d of %d small pools, coverage-optimal on %d: want 80%% and 95%%", optimal, tried, coverOptimal)
+	}
+}
+
+func TestGreedyAndImproveAreDeterministicForASeed(t *testing.T) {
+	p := pooltest.Random(11, 24, 60)
+	a1, a2 := Greedy(p, 5), Greedy(p, 5)
+	if !reflect.DeepEqual(a1, a2) {
+		t.Fatal("Greedy differs between two runs")
+	}
+	far := time.Now().Add(time.Minute)
+	b1, b2 := Improve(p, a1, 9, far), Improve(p, a1, 9, far)
+	if !reflect.DeepEqual(b1, b2) {
+		t.Fatal("Improve differs between two runs with the same seed")
+	}
+}
+
+func TestImproveHonoursAPassedDeadline(t *testing.T) {
+	p := pooltest.Random(2, 64, 250)
+	a := Greedy(p, 2)
+	start := time.Now()
+	b := Improve(p, a, 2, start)
+	if el := time.Since(start); el > 500*time.Millisecond {
+		t.Errorf("Improve with a passed deadline took %v", el)
+	}
+	if eval.Check(p, a).Objective.Less(eval.Check(p, b).Objective) {
+		t.Error("Improve with a passed deadline made the plan worse")
+	}
+}
+
+func BenchmarkGreedy(b *testing.B) {
+	for _, size := range [][2]int{{3, 10}, {24, 60}, {256, 1000}} {
+		p := pooltest.Random(1, size[0], size[1])
+		if err := eval.Check(p, Greedy(p, 1)).Err(); err != nil && len(p.Pins) == 0 {
+			b.Fatalf("setup: %v", err)
+		}
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			for b.Loop() {
+				Greedy(p, 1)
+			}
+		})
+	}
+}
+
+func BenchmarkImprove(b *testing.B) {
+	for _, size := range [][2]int{{3, 10}, {24, 60}, {256, 1000}} {
+		p := pooltest.Random(1, size[0], size[1])
+		a := Greedy(p, 1)
+		b.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(b *testing.B) {
+			var obj model.Objective
+			for b.Loop() {
+				obj = eval.Check(p, Improve(p, a, 1, time.Now().Add(10*time.Second))).Objective
+			}
+			g := eval.Check(p, a).Objective
+			b.ReportMetric(float64(g[3]-obj[3]), "L4-gain")
+		})
+	}
+}
+
+func FuzzGreedyAndImprove(f *testing.F) {
+	f.Add(uint64(1), uint8(3), uint8(10), false)
+	f.Add(uint64(7), uint8(1), uint8(0), true)
+	f.Add(uint64(42), uint8(6), uint8(19), true)
+	f.Fuzz(func(t *testing.T, seed uint64, nodes, variants uint8, pins bool) {
+		p := pooltest.Random(seed, 1+int(nodes%8), int(variants%24))
+		if !pins {
+			p = stripPins(p)
+		}
+		a := Greedy(p, seed)
+		before := eval.Check(p, a)
+		if !pins && !before.Valid {
+			t.Fatalf("Greedy plan without pins is invalid: %v", before.Err())
+		}
+		after := eval.Check(p, Improve(p, a, seed, time.Now().Add(200*time.Millisecond)))
+		if before.Valid && (!after.Valid || before.Objective.Less(after.Objective)) {
+			t.Fatalf("Improve went from %v to %v (%v)", before.Objective, after.Objective, after.Err())
+		}
+	})
+}

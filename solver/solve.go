@@ -1,0 +1,314 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// DefaultTimeLimit bounds a solve when Options.TimeLimit is zero.
+const DefaultTimeLimit = 5 * time.Second
+
+// run is one Solve call's clock, context and progress reporting.
+type run struct {
+	ctx      context.Context
+	opts     Options
+	start    time.Time
+	deadline time.Time
+	first    time.Time
+	lastProg time.Time
+	// objs are the parts' current objectives; cur is the part being solved.
+	objs []model.Objective
+	cur  int
+}
+
+func (r *run) firstPlan() {
+	if r.first.IsZero() {
+		r.first = time.Now()
+	}
+}
+
+// progress reports at most four times a second, and only once the solve
+// has run for more than a second.
+func (r *run) progress(level int, inc model.Objective, bound int64) {
+	if r.opts.Progress == nil {
+		return
+	}
+	el := time.Since(r.start)
+	if el < time.Second || time.Since(r.lastProg) < 250*time.Millisecond {
+		return
+	}
+	r.lastProg = time.Now()
+	var total model.Objective
+	for i, o := range r.objs {
+		if i == r.cur {
+			o = inc
+		}
+		for k := range total {
+			total[k] += o[k]
+		}
+	}
+	r.opts.Progress(Progress{Level: level + 1, Incumbent: total, Bound: bound, Elapsed: el})
+}
+
+// Solve plans p: a greedy warm start improved by local search (at most 5%
+// of the time), then, per independent part of the pool, the exact
+// lexicographic search on gini, level by level, with LNS and LP bounds.
+// The deadline (opts.TimeLimit, default 5 s, or ctx's if earlier) is
+// always honoured: the result is then the best plan found, complete and
+// checked by the independent evaluator, with each level marked optimal,
+// bounded or heuristic.
+//
+// When pins and cordons admit no plan at all, Solve returns a Result with
+// Infeasible set and a minimal set of conflicting pins per explanation.
+// An error means bad options, a cancelled context before any plan, or a
+// bug: the evaluator disagreeing with the encoding (ErrMismatch).
+func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	if p == nil {
+		return nil, errors.New("solver: nil pool")
+	}
+	if opts.Solver != "" && opts.Solver != "exact" && opts.Solver != "greedy" {
+		return nil, fmt.Errorf("solver: unknown solver %q (want exact or greedy)", opts.Solver)
+	}
+	limit := opts.TimeLimit
+	if limit <= 0 {
+		limit = DefaultTimeLimit
+	}
+	r := &run{ctx: ctx, opts: opts, start: time.Now()}
+	r.deadline = r.start.Add(limit)
+	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
+		r.deadline = d
+	}
+	greedy := opts.Solver == "greedy"
+
+	warmEnd := r.start.Add(limit / 20)
+	if warmEnd.After(r.deadline) {
+		warmEnd = r.deadline
+	}
+	warm := Greedy(p, opts.Seed)
+	warm = Improve(p, warm, opts.Seed, warmEnd)
+	warmRep := eval.Check(p, warm)
+	if warmRep.Valid {
+		r.firstPlan()
+	}
+	if greedy && warmRep.Valid {
+		res := heuristicResult(p, warm, warmRep)
+		res.Stats.Components = 1
+		res.Explanations = explainUncovered(r, p, splitComponents(p), res.Assignment, warmRep.Uncovered, false)
+		res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
+		return res, nil
+	}
+
+	parts := splitComponents(p)
+	res := &Result{Stats: Stats{Solver: "exact", Components: len(parts)}}
+	if greedy {
+		res.Stats.Solver = "greedy"
+	}
+	r.objs = make([]model.Objective, len(parts))
+	for i, c := range parts {
+		if rep := eval.Check(c.pool, restrict(warm, c.pool)); rep.Valid {
+			r.objs[i] = rep.Objective
+		}
+	}
+	var plans []model.Assignment
+	var partLevels [][4]Level
+	sizeLeft := 0
+	for _, c := range parts {
+		sizeLeft += c.size
+	}
+	for pi, c := range parts {
+		r.cur = pi
+		left := time.Until(r.deadline)
+		share := time.Duration(float64(left) * float64(c.size) / float64(max(1, sizeLeft)))
+		sizeLeft -= c.size
+		x, err := newExact(r, c.pool, time.Now().Add(max(share, 0)), opts.Seed+uint64(pi))
+		if err != nil {
+			return nil, err
+		}
+		part := restrict(warm, c.pool)
+		ok, err := x.start(part, eval.Check(c.pool, part).Valid)
+		res.Stats.Vars += int(x.e.S.MaxVar())
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			res.Infeasible = true
+			res.Explanations = append(res.Explanations, x.explainInfeasible()...)
+			res.Stats.SolveCalls += x.calls
+			continue
+		}
+		if res.Infeasible {
+			continue // the answer is "infeasible"; keep looking for conflicts only
+		}
+		if greedy {
+			x.heuristicLevels()
+		} else if err := x.solve(); err != nil {
+			return nil, err
+		}
+		x.canonicalize()
+		r.objs[pi] = x.obj
+		plans = append(plans, x.best)
+		partLevels = append(partLevels, x.levels)
+		res.Stats.Clauses += x.e.Log.Len()
+		res.Stats.SolveCalls += x.calls
+	}
+	res.Stats.TimeTotal = time.Since(r.start)
+	if res.Infeasible {
+		return res, nil
+	}
+	res.Assignment = merge(plans)
+	final := eval.Check(p, res.Assignment)
+	if !final.Valid {
+		return nil, fmt.Errorf("%w: merged plan invalid: %v", ErrMismatch, final.Err())
+	}
+	for _, lv := range partLevels {
+		for i := range lv {
+			res.Objective[i] += lv[i].Value
+		}
+	}
+	if res.Objective != final.Objective {
+		return nil, fmt.Errorf("%w: parts add up to %v, eval says %v", ErrMismatch, res.Objective, final.Objective)
+	}
+	res.Levels = mergeLevels(partLevels)
+	res.Explanations = explainUncovered(r, p, parts, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
+	res.Stats.TimeToFirst = r.first.Sub(r.start)
+	res.Stats.TimeTotal = time.Since(r.start)
+	return res, nil
+}
+
+func allProved(l Level) bool { return l.Status == Optimal }
+
+// heuristicResult reports a heuristic plan: nothing proved, the trivial
+// bound of each level (what no decision changes) as its lower bound.
+func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report) *Result {
+	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: "greedy"}}
+	var offs [4]int64
+	if e, err := encode.New(p, encode.Options{}); err == nil {
+		for i := range offs {
+			offs[i] = e.Offset(i)
+		}
+	}
+	for i := range res.Levels {
+		lb := min(offs[i], rep.Objective[i])
+		res.Levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: rep.Objective[i],
+			Status: Heuristic, LowerBound: lb, BoundSource: "trivial", Gap: gap(rep.Objective[i], lb)}
+		if lb >= rep.Objective[i] {
+			res.Levels[i].Status = Optimal
+		}
+	}
+	return res
+}
+
+// heuristicLevels marks the levels of a part solved greedily.
+func (x *exact) heuristicLevels() {
+	for i := range x.levels {
+		lb := min(x.e.Offset(i), x.obj[i])
+		x.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: x.obj[i], Status: Heuristic,
+			LowerBound: lb, BoundSource: "trivial", Gap: gap(x.obj[i], lb)}
+		if lb >= x.obj[i] {
+			x.levels[i].Status = Optimal
+		}
+	}
+}
+
+// canonicalize makes a proved plan independent of the search path: when
+// every level is optimal and time is left, a fresh encoding with the four
+// optima frozen is solved once, and its model (a function of the pool
+// alone) replaces the incumbent. When a level is only bounded the plan
+// depends on where the clock stopped the search, and is kept as found.
+func (x *exact) canonicalize() {
+	for _, l := range x.levels {
+		if l.Status != Optimal {
+			return
+		}
+	}
+	left := time.Until(x.run.deadline)
+	if left <= 0 || x.run.ctx.Err() != nil {
+		return
+	}
+	e, err := encode.New(x.p, encode.Options{})
+	if err != nil {
+		return
+	}
+	sy := findSymmetry(e)
+	sy.constrain()
+	for i := range x.obj {
+		e.Freeze(i, x.obj[i])
+	}
+	for _, a := range e.Assumptions {
+		e.S.Assume(a.Lit)
+	}
+	x.calls++
+	if e.S.Try(left) != 1 {
+		return
+	}
+	a := e.Decode()
+	rep := x.chk.Check(a)
+	if rep.Valid && rep.Objective == x.obj {
+		x.best = a
+	}
+}
+
+// mergeLevels adds the parts' levels: values and bounds add up; a level is
+// optimal when every part's is, heuristic when every unproved part's is,
+// else bounded. BoundSource names the sources that gave a bound above
+// zero, joined with "+" (e.g. "lp+sat-unsat"), or "trivial".
+func mergeLevels(parts [][4]Level) [4]Level {
+	var out [4]Level
+	for i := range out {
+		l := Level{Index: i + 1, Name: model.LevelNames[i], Status: Optimal}
+		srcs := map[string]bool{}
+		heuristic := true
+		for _, pl := range parts {
+			p := pl[i]
+			l.Value += p.Value
+			l.LowerBound += p.LowerBound
+			l.Elapsed += p.Elapsed
+			if p.Status != Optimal {
+				l.Status = Bounded
+				heuristic = heuristic && p.Status == Heuristic
+			}
+			if p.BoundSource != "" && (p.LowerBound > 0 || p.BoundSource != "trivial") {
+				srcs[p.BoundSource] = true
+			}
+		}
+		if l.Status != Optimal && heuristic {
+			l.Status = Heuristic
+		}
+		if l.LowerBound >= l.Value {
+			l.Status = Optimal
+		}
+		var names []string
+		for s := range srcs {
+			if s != "trivial" || len(srcs) == 1 {
+				names = append(names, s)
+			}
+		}
+		sort.Strings(names)
+		l.BoundSource = strings.Join(names, "+")
+		if l.BoundSource == "" {
+			l.BoundSource = "trivial"
+		}
+		l.Gap = gap(l.Value, l.LowerBound)
+		out[i] = l
+	}
+	return out
+}
+
+// sortedLabels returns the labels in a stable order.
+func sortedLabels(ls []string) []string {
+	out := slices.Clone(ls)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
