@@ -64,19 +64,20 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 
 func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
 	p := cat.Pool
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "Nodes (%d)\n", len(p.Nodes))
+	fmt.Fprintf(w, "Nodes (%d)\n", len(p.Nodes))
 	for _, n := range p.Nodes {
-		state := "available"
+		state := ""
 		if n.Unavailable != "" {
-			state = strings.ToUpper(n.Unavailable[:1]) + n.Unavailable[1:]
+			state = "  " + strings.ToUpper(n.Unavailable)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\tarchs %s\taccelerators %s\tfrom %s\t%s\n", n.ID, orDash(n.Platform), list(n.Archs), list(n.Accelerators), orDash(n.Source), state)
+		fmt.Fprintf(w, "  %s%s\n", n.ID, state)
+		fmt.Fprintf(w, "      platform %s, archs %s, accelerators %s (from %s)\n", orDash(n.Platform), list(n.Archs), list(n.Accelerators), orDash(n.Source))
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		for _, d := range n.Domains {
-			fmt.Fprintf(tw, "      %s\t%s\tadmits %s (%s)\tplan %s after %s headroom\t\n", d.ID, d.Kind, model.Gb(d.Budget.AdmitGb), d.Budget.Rule, model.Gb(d.Budget.PlanGb), model.Gb(d.Budget.HeadroomGb))
+			fmt.Fprintf(tw, "      %s\t%s\tadmits %s (%s)\tplan %s after %s headroom\n", d.ID, d.Kind, model.Gb(d.Budget.AdmitGb), d.Budget.Rule, model.Gb(d.Budget.PlanGb), model.Gb(d.Budget.HeadroomGb))
 		}
+		tw.Flush()
 	}
-	tw.Flush()
 	fmt.Fprintf(w, "\nLinks (%d)\n", len(p.Links))
 	for _, l := range p.Links {
 		fmt.Fprintf(w, "  %s <-> %s  (%s)\n", l.A, l.B, l.Source)
