@@ -1,0 +1,289 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// golden compares got with testdata/name, or rewrites it when
+// UPDATE_GOLDEN=1.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if os.Getenv("UPDATE_GOLDEN") == "1" {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+type planDoc struct {
+	Fleet     string `json:"fleet"`
+	Objective []int64
+	Levels    []struct {
+		Level  int    `json:"level"`
+		Value  int64  `json:"value"`
+		Status string `json:"status"`
+	} `json:"levels"`
+	Nodes []struct {
+		ID          string `json:"id"`
+		Unavailable string `json:"unavailable"`
+		Lanes       []struct {
+			Variant   string `json:"variant"`
+			Residency string `json:"residency"`
+		} `json:"lanes"`
+	} `json:"nodes"`
+	Routes []struct {
+		Source string `json:"source"`
+		Model  string `json:"model"`
+		Route  string `json:"routeName"`
+	} `json:"routes"`
+	Changes []struct {
+		Kind    string `json:"kind"`
+		Subject string `json:"subject"`
+	} `json:"changes"`
+}
+
+func planJSON(t *testing.T, args ...string) (int, planDoc, string) {
+	t.Helper()
+	code, out, errOut := run(t, append([]string{"plan", "--format", "json", "--quiet"}, args...)...)
+	var doc planDoc
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("plan JSON: %v\nstdout:\n%s\nstderr:\n%s", err, out, errOut)
+	}
+	return code, doc, out
+}
+
+func (d planDoc) route(source string) (model, route string) {
+	for _, r := range d.Routes {
+		if r.Source == source {
+			return r.Model, r.Route
+		}
+	}
+	return "", ""
+}
+
+func (d planDoc) residency(node, variant string) string {
+	for _, n := range d.Nodes {
+		if n.ID != node {
+			continue
+		}
+		for _, l := range n.Lanes {
+			if l.Variant == variant {
+				return l.Residency
+			}
+		}
+	}
+	return ""
+}
+
+func (d planDoc) allOptimal(t *testing.T) {
+	t.Helper()
+	for _, l := range d.Levels {
+		if l.Status != "optimal" {
+			t.Errorf("level %d is %s, want optimal", l.Level, l.Status)
+		}
+	}
+}
+
+func TestAllNodesPresentMatchesTheRC16ProfileWithNoChanges(t *testing.T) {
+	code, doc, _ := planJSON(t, "--fleet", spark)
+	if code != ExitOK {
+		t.Fatalf("exit %d, want %d (no changes)", code, ExitOK)
+	}
+	doc.allOptimal(t)
+	if len(doc.Changes) != 0 {
+		t.Errorf("changes: %+v", doc.Changes)
+	}
+	// sparkqwen-pair-rc16: q38fn -> local-first, enntity-presence -> local;
+	// embeddings/stt/tts always, image preferred, 27B auto.
+	for src, want := range map[string][2]string{
+		"q38fn":            {"qwen3.8-flash-next", "local-first"},
+		"enntity-presence": {"qwen3.8-flash-next", "local"},
+		"embeddings":       {"Qwen/Qwen3-Embedding-4B", ""},
+	} {
+		if m, r := doc.route(src); m != want[0] || r != want[1] {
+			t.Errorf("%s routes to %s (route %q), want %s (route %q)", src, m, r, want[0], want[1])
+		}
+	}
+	for v, want := range map[string]string{
+		"qwen3-embedding-4b": "always", "spark03-stt": "always", "spark03-tts-custom": "always",
+		"qwen-image-diffusers": "preferred", "qwen38-27b-nvfp4": "auto",
+	} {
+		if got := doc.residency("spark-node-03", v); got != want {
+			t.Errorf("%s residency %q, want %q", v, got, want)
+		}
+	}
+	_, text, _ := run(t, "plan", "--fleet", spark, "--quiet")
+	golden(t, "plan-spark-all-present.txt", text)
+}
+
+func TestThePairCordonedMovesCognitionToThe27BAlwaysResident(t *testing.T) {
+	args := []string{"--fleet", spark, "--cordon", "spark-node-01", "--cordon", "spark-node-02"}
+	code, doc, _ := planJSON(t, args...)
+	if code != ExitChanges {
+		t.Fatalf("exit %d, want %d (changes)", code, ExitChanges)
+	}
+	doc.allOptimal(t)
+	checkStandalone(t, doc)
+	_, text, _ := run(t, append([]string{"plan", "--quiet"}, args...)...)
+	golden(t, "plan-spark-pair-cordoned.txt", text)
+}
+
+// checkStandalone asserts the plan the standalone profile describes.
+func checkStandalone(t *testing.T, doc planDoc) {
+	t.Helper()
+	for _, src := range []string{"q38fn", "enntity-presence"} {
+		if m, r := doc.route(src); m != "qwen38-27b-nvfp4" || r != "standalone" {
+			t.Errorf("%s routes to %s (route %q), want the 27B (standalone)", src, m, r)
+		}
+	}
+	if got := doc.residency("spark-node-03", "qwen38-27b-nvfp4"); got != "always" {
+		t.Errorf("27B residency %q, want always", got)
+	}
+	kinds := map[string]string{}
+	for _, c := range doc.Changes {
+		kinds[c.Subject] = c.Kind
+	}
+	if kinds["sparkqwen-pair"] != "manual-stop" {
+		t.Errorf("the unmanaged pair gets %q, want manual-stop; changes %+v", kinds["sparkqwen-pair"], doc.Changes)
+	}
+	// 12+6+10 always plus the 27B's 40 leave 43.6 of 111.6 GiB: the 70 GiB
+	// image lane fits neither resident nor on demand, so it stops.
+	if kinds["qwen-image-diffusers"] != "stop" {
+		t.Errorf("the image lane gets %q, want stop (it no longer fits)", kinds["qwen-image-diffusers"])
+	}
+}
+
+func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
+	var b map[string]any
+	data, err := os.ReadFile(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	nodes := b["nodes"].(map[string]any)
+	for _, id := range []string{"spark-node-01", "spark-node-02"} {
+		n := nodes[id].(map[string]any)
+		n["status"] = map[string]any{"ok": true, "node": map[string]any{
+			"id": id, "reachable": false, "error": "connect timeout after 3000 ms", "telemetry": nil, "runtimeManager": map[string]any{"runtimes": map[string]any{}},
+		}}
+	}
+	out, _ := json.Marshal(b)
+	path := filepath.Join(t.TempDir(), "pair-down.json")
+	if err := os.WriteFile(path, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, doc, _ := planJSON(t, "--fleet", path)
+	if code != ExitChanges {
+		t.Fatalf("exit %d, want %d", code, ExitChanges)
+	}
+	checkStandalone(t, doc)
+	for _, n := range doc.Nodes {
+		if n.ID != "spark-node-03" && !strings.HasPrefix(n.Unavailable, "unreachable: connect timeout") {
+			t.Errorf("%s unavailable = %q", n.ID, n.Unavailable)
+		}
+	}
+}
+
+func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
+	dir := "../fleet/testdata/spark-fleet/"
+	args := []string{"--config", dir + "config.json", "--profiles", dir + "profiles", "--policy", dir + "pool.toml",
+		"--metrics", dir + "metrics.json", "--benchmarks", dir + "benchmarks/gb10-qwen38-27b-nvfp4-vllm.json",
+		"--recipes", dir + "recipes/linux-nvidia-gb10-qwen38-27b-nvfp4-vllm.json"}
+	for _, n := range []string{"spark-node-01", "spark-node-02", "spark-node-03"} {
+		args = append(args, "--status", n+"="+dir+"nodes/"+n+".status.json", "--inventory", n+"="+dir+"nodes/"+n+".inventory.json")
+		if _, err := os.Stat(dir + "nodes/" + n + ".profile.json"); err == nil {
+			args = append(args, "--machine-profile", n+"="+dir+"nodes/"+n+".profile.json")
+		}
+	}
+	for _, extra := range [][]string{nil, {"--cordon", "spark-node-01", "--cordon", "spark-node-02"}} {
+		_, _, files := planJSON(t, append(args, extra...)...)
+		_, _, bundle := planJSON(t, append([]string{"--fleet", spark}, extra...)...)
+		if stripFleet(t, files) != stripFleet(t, bundle) {
+			t.Errorf("offline files and the bundle plan differently (%v):\n--- files\n%s\n--- bundle\n%s", extra, files, bundle)
+		}
+	}
+}
+
+func stripFleet(t *testing.T, doc string) string {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc), &m); err != nil {
+		t.Fatal(err)
+	}
+	delete(m, "fleet")
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func TestPlanIsByteForByteDeterministic(t *testing.T) {
+	args := []string{"--fleet", "../examples/hetero-fleet.json", "--consider-installs"}
+	_, _, first := planJSON(t, args...)
+	for range 2 {
+		if _, _, again := planJSON(t, args...); again != first {
+			t.Fatal("two runs of the same plan differ")
+		}
+	}
+}
+
+func TestConflictingPinsAreAnExplainedInfeasibility(t *testing.T) {
+	// The image lane (70 GiB) and the 27B (40 GiB) both always-resident next
+	// to 28 GiB of keepWarm lanes need 138 of 111.6 GiB.
+	code, out, errOut := run(t, "plan", "--fleet", spark, "--quiet",
+		"--pin", "qwen38-27b-nvfp4=spark-node-03", "--profile", "standalone", "--pin", "qwen-image-diffusers=spark-node-03")
+	if code != ExitInfeasible {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitInfeasible, out, errOut)
+	}
+	for _, w := range []string{"qwen-image-diffusers", "qwen38-27b-nvfp4", "spark-node-03"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("the explanation does not name %s:\n%s", w, out)
+		}
+	}
+}
+
+func TestPlanWritesItsOutputAtomically(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "plan.json")
+	code, out, errOut := run(t, "plan", "--fleet", spark, "--quiet", "--format", "json", "-o", path)
+	if code != ExitOK || out != "" {
+		t.Fatalf("exit %d, stdout %q, stderr %s", code, out, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || !bytes.Contains(data, []byte(`"schema": "poolsolve.plan/v1"`)) {
+		t.Fatalf("plan file: %v\n%s", err, data)
+	}
+	entries, _ := os.ReadDir(filepath.Dir(path))
+	if len(entries) != 1 {
+		t.Errorf("temporary files left behind: %v", entries)
+	}
+}
+
+func BenchmarkPlan(b *testing.B) {
+	for _, f := range []string{"spark-fleet", "hetero-fleet", "rule-arch-mismatch", "rule-headroom", "rule-unlinked-tp"} {
+		b.Run(f, func(b *testing.B) {
+			for b.Loop() {
+				var out, errOut bytes.Buffer
+				code := Run([]string{"poolsolve", "plan", "--quiet", "--fleet", "../examples/" + f + ".json"}, nil, &out, &errOut)
+				if code != ExitOK && code != ExitChanges {
+					b.Fatalf("exit %d: %s", code, errOut.String())
+				}
+			}
+		})
+	}
+}
