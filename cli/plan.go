@@ -73,11 +73,10 @@ func runPlan(c *cli.Context) error {
 		return err
 	}
 	opts := solverOptions(c, in, kind)
-	progress := progressWriter(c)
-	if progress != nil {
-		opts.Progress = progress
-	}
+	progress, done := progressWriter(c)
+	opts.Progress = progress
 	res, err := solver.Solve(context.Background(), cat.Pool, opts)
+	done()
 	if err != nil {
 		return errorf("solve: %v", err)
 	}
@@ -140,23 +139,29 @@ func fleetName(c *cli.Context) string {
 
 // progressWriter reports long solves on stderr, when stderr is a terminal
 // and --quiet is not set. The solver calls it at most a few times a second.
-func progressWriter(c *cli.Context) func(solver.Progress) {
+func progressWriter(c *cli.Context) (report func(solver.Progress), done func()) {
 	if c.Bool("quiet") || !isTerminal(c.App.ErrWriter) {
-		return nil
+		return nil, func() {}
 	}
 	w := c.App.ErrWriter
 	var last time.Time
+	printed := false
+	done = func() {
+		if printed {
+			fmt.Fprint(w, "\r\033[K") // clear the progress line
+		}
+	}
 	return func(p solver.Progress) {
 		if p.Elapsed < time.Second || time.Since(last) < 250*time.Millisecond {
 			return
 		}
-		last = time.Now()
+		last, printed = time.Now(), true
 		name := ""
 		if p.Level >= 1 && p.Level <= 4 {
 			name = model.LevelNames[p.Level-1]
 		}
 		fmt.Fprintf(w, "\r  %5.1fs  level %d %-14s incumbent %v  bound %d   ", p.Elapsed.Seconds(), p.Level, name, p.Incumbent, p.Bound)
-	}
+	}, done
 }
 
 func isTerminal(w io.Writer) bool {
