@@ -1,7 +1,10 @@
 package encode
 
 import (
+	"errors"
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/go-air/gini/z"
 )
@@ -19,43 +22,155 @@ func (e *Encoding) Counted(i int) []z.Lit { return e.counts[i] }
 // diagram sees them (sources, then variants).
 func (e *Encoding) L4Groups() []Group { return e.l4 }
 
-// LevelBound returns a literal that, assumed, forces level i (0-based) to
-// at most k. It is e.T when every plan meets k and e.F when none can.
-//
-// Levels 0-2 use a k-bounded totalizer over the counted literals, built on
+// LevelBound returns a literal that, assumed, forces level i (0-based, 0-2)
+// to at most k: a k-bounded totalizer over the counted literals, built on
 // first use with its cap at k+1 (and rebuilt larger if a later k exceeds
-// it); its clauses are permanent and its outputs serve every later k.
-// Level 3 builds a fresh decision diagram for k under one activation
-// literal, which it returns; the diagram of the previous k is deactivated
-// first, so old bounds do not pile up.
+// it); its clauses are permanent and its outputs serve every later k. It
+// is e.T when every plan meets k and e.F when none can. Level 4 has
+// L4Bound instead.
 func (e *Encoding) LevelBound(i int, k int64) z.Lit {
-	if i < 0 || i >= Levels {
+	if i < 0 || i >= 3 {
 		return e.F()
 	}
 	k -= e.Linear.Offsets[i]
 	if k < 0 {
 		return e.F()
 	}
-	if i < 3 {
-		return e.countBound(i, k)
+	return e.countBound(i, k)
+}
+
+// errTooBig aborts a diagram that outgrows its node cap.
+var errTooBig = errors.New("encode: bound diagram over its node cap")
+
+// diagram is one level-4 decision diagram at one resolution. Its interval
+// memo is shared by every bound asked of it, so a new bound adds only the
+// nodes it does not share; each batch of new clauses has its own
+// activation literal (gini needs level 0 to check a guarded clause, and
+// opening a guard is what gets it there), and all are assumed with a root.
+type diagram struct {
+	m      *mdd
+	guards []int
+}
+
+// L4Bound returns literals that, assumed together, bound level 4 by k over
+// weights divided by delta (a positive resolution, 1 = exact):
+//
+//   - restrict rounds each weight up and the bound down: every plan the
+//     literals admit has level 4 <= k, so a SAT answer is an improvement;
+//   - otherwise weights round down: every plan with level 4 <= k is
+//     admitted, so an UNSAT answer proves level 4 > k.
+//
+// This is the varying-resolution scheme of Demirović and Stuckey (CP
+// 2019): a coarse diagram is small, and the caller halves delta as time
+// allows. Diagrams stay in the solver until ReleaseBound. ok is false when
+// the diagram would pass maxNodes in all (0: no cap), or e.Deadline
+// passes while it grows; it is then removed.
+func (e *Encoding) L4Bound(k, delta int64, restrict bool, maxNodes int) (lits []z.Lit, ok bool) {
+	k -= e.Linear.Offsets[3]
+	if k < 0 {
+		return []z.Lit{e.F()}, true
 	}
-	if e.l4Guard >= 0 && e.l4Bound == k && !e.Log.Guards[e.l4Guard].Retired {
-		return e.Log.Guards[e.l4Guard].Lit
+	delta = max(delta, 1)
+	key := l4Key{delta, restrict}
+	d := e.l4Live[key]
+	if d == nil {
+		groups := e.l4
+		if delta > 1 {
+			groups = scaled(e.l4, delta, restrict)
+		}
+		name := fmt.Sprintf("l4/%d", delta)
+		if !restrict {
+			name += "~"
+		}
+		d = &diagram{m: newMDD(e.cnf, name, groups)}
+		if e.l4Live == nil {
+			e.l4Live = map[l4Key]*diagram{}
+		}
+		e.l4Live[key] = d
 	}
-	e.ReleaseBound()
-	probe := newMDD(e.cnf, "", e.l4)
-	if k >= probe.MaxSum() {
-		return e.T
+	kk := floorDiv(k, delta)
+	if kk >= d.m.MaxSum() {
+		return []z.Lit{e.T}, true
 	}
-	g := e.openGuard(fmt.Sprintf("level4<=%d", k+e.Linear.Offsets[3]))
+	g := e.openGuard(fmt.Sprintf("%s<=%d", d.m.name, kk))
 	e.family("level4-bound")
-	m := newMDD(e.cnf, fmt.Sprintf("l4<=%d", k+e.Linear.Offsets[3]), e.l4)
-	r := m.Root(k)
-	e.clause(r)
-	e.closeGuard()
-	e.lastL4 = m
-	e.l4Guard, e.l4Bound = g, k
-	return e.Log.Guards[g].Lit
+	d.m.limit = maxNodes
+	d.m.deadline = e.Deadline
+	d.guards = append(d.guards, g)
+	defer e.closeGuard()
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errTooBig { //nolint:errorlint // our own sentinel value
+				panic(r)
+			}
+			e.closeGuard()
+			e.retire(key)
+			lits, ok = nil, false
+		}
+	}()
+	before := e.Log.Len()
+	root := d.m.Root(kk)
+	if e.Log.Len() == before {
+		// Every node was shared: the batch guards nothing.
+		e.closeGuard()
+		e.retireGuard(g)
+		d.guards = d.guards[:len(d.guards)-1]
+	}
+	for _, gi := range d.guards {
+		if gd := e.Log.Guards[gi]; !gd.Dead {
+			lits = append(lits, gd.Lit)
+		} else if gd.Lit != z.LitNull {
+			lits = append(lits, gd.Lit) // false for good: the bound fails
+		}
+	}
+	return append(lits, root), true
+}
+
+func (e *Encoding) retire(key l4Key) {
+	d := e.l4Live[key]
+	if d == nil {
+		return
+	}
+	for _, g := range d.guards {
+		e.retireGuard(g)
+	}
+	delete(e.l4Live, key)
+}
+
+type l4Key struct {
+	delta    int64
+	restrict bool
+}
+
+func scaled(gs []Group, delta int64, up bool) []Group {
+	f := func(w int64) int64 {
+		if up {
+			return -floorDiv(-w, delta)
+		}
+		return floorDiv(w, delta)
+	}
+	out := make([]Group, len(gs))
+	for i, g := range gs {
+		ng := Group{Else: f(g.Else), Branches: make([]Branch, len(g.Branches))}
+		for j, b := range g.Branches {
+			ng.Branches[j] = Branch{b.Lit, f(b.W)}
+		}
+		out[i] = ng
+	}
+	return out
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if (a%b != 0) && ((a < 0) != (b < 0)) {
+		q--
+	}
+	return q
+}
+
+// L4MaxSum is the largest value level 4 can take, offset included.
+func (e *Encoding) L4MaxSum() int64 {
+	return newMDD(e.cnf, "", e.l4).MaxSum() + e.Linear.Offsets[3]
 }
 
 func (e *Encoding) countBound(i int, k int64) z.Lit {
@@ -74,28 +189,32 @@ func (e *Encoding) countBound(i int, k int64) z.Lit {
 	return l
 }
 
-// ReleaseBound deactivates the current level-4 bound, if any.
+// ReleaseBound removes every level-4 diagram from the solver.
 func (e *Encoding) ReleaseBound() {
-	if e.l4Guard >= 0 {
-		e.retireGuard(e.l4Guard)
-		e.l4Guard = -1
+	keys := make([]l4Key, 0, len(e.l4Live))
+	for k := range e.l4Live {
+		keys = append(keys, k)
+	}
+	slices.SortFunc(keys, func(a, b l4Key) int { // map order must not reach gini
+		switch {
+		case a.delta != b.delta:
+			return int(a.delta - b.delta)
+		case a.restrict == b.restrict:
+			return 0
+		case a.restrict:
+			return -1
+		}
+		return 1
+	})
+	for _, k := range keys {
+		e.retire(k)
 	}
 }
 
-// Freeze makes "level i <= k" permanent: a unit clause on the totalizer
-// output for levels 0-2, an unguarded diagram root for level 3.
+// Freeze makes "level i <= k" permanent for levels 0-2: a unit clause on
+// the totalizer output. Level 4 is the last level and is never frozen.
 func (e *Encoding) Freeze(i int, k int64) {
-	if i == 3 {
-		e.ReleaseBound()
-		k -= e.Linear.Offsets[3]
-		e.family("level4-freeze")
-		if k < 0 {
-			e.clause(e.F())
-			return
-		}
-		m := newMDD(e.cnf, fmt.Sprintf("l4<=%d!", k+e.Linear.Offsets[3]), e.l4)
-		e.mdds = append(e.mdds, m)
-		e.clause(m.Root(k))
+	if i < 0 || i >= 3 {
 		return
 	}
 	l := e.LevelBound(i, k)
@@ -103,10 +222,116 @@ func (e *Encoding) Freeze(i int, k int64) {
 	e.clause(l)
 }
 
-// BoundSize is the size of the last level-4 bound diagram, for reports.
+// Assert adds a permanent unit clause, logged like every other, e.g. to
+// fix a bound's literals in an exported instance. Do not assert a level-4
+// activation literal in a solver that will still ReleaseBound.
+func (e *Encoding) Assert(m z.Lit) {
+	e.family("assert")
+	e.clause(m)
+}
+
+// BoundSize is the size of the live level-4 diagrams, for reports.
 func (e *Encoding) BoundSize() (nodes, clauses int) {
-	if e.lastL4 == nil {
-		return 0, 0
+	for _, d := range e.l4Live {
+		nodes += d.m.Nodes
+		clauses += d.m.Clauses
 	}
-	return e.lastL4.Nodes, e.lastL4.Clauses
+	return nodes, clauses
+}
+
+// GroupBound is a lower bound on level 4 once levels 1 and 2 are frozen at
+// l1 and l2. Every variant group costs at least its cheapest option a_v,
+// and placing it at least d_v more. A covered source costs at least its
+// cheapest allowed route plus d_v / n_v of that route's variant, n_v being
+// how many sources could share the lane: over any plan the shares of a
+// placed variant add up to at most d_v, so the sum stays below the plan's
+// level 4. A source may take its free option (uncovered) only as often as
+// level 1 allows, and with level 2 at its floor no alias that counts there
+// may go external. Shares are fractional; the bound rounds up at the end.
+func (e *Encoding) GroupBound(l1, l2 int64) int64 {
+	uncover := l1 - e.Linear.Offsets[0]
+	noExternal := l2 <= e.Linear.Offsets[1]
+	nv := len(e.Pool.Variants)
+	a, d := make([]int64, nv), make([]int64, nv)
+	share := make([]int, nv)
+	for gi, g := range e.l4 {
+		if vi := e.l4var[gi]; vi >= 0 {
+			lo, placed := g.Else, int64(-1)
+			for _, b := range g.Branches {
+				lo = min(lo, b.W)
+				if placed < 0 || b.W < placed {
+					placed = b.W
+				}
+			}
+			a[vi] = lo
+			if placed >= 0 {
+				d[vi] = placed - lo
+			}
+		}
+	}
+	for _, s := range e.Sources {
+		for _, r := range s.Routes {
+			if r.Variant >= 0 {
+				share[r.Variant]++
+			}
+		}
+	}
+	lb := float64(e.Linear.Offsets[3])
+	for vi := range a {
+		lb += float64(a[vi])
+	}
+	var slack []float64
+	for gi, g := range e.l4 {
+		si := e.l4src[gi]
+		if si < 0 {
+			continue
+		}
+		s := &e.Sources[si]
+		covered := -1.0
+		for _, b := range g.Branches {
+			if noExternal && s.E != z.LitNull && e.isExternalRoute(s, b.Lit) {
+				continue
+			}
+			w := float64(b.W)
+			if r := e.routeFor(s, b.Lit); r != nil && r.Variant >= 0 && share[r.Variant] > 0 {
+				w += float64(d[r.Variant]) / float64(share[r.Variant])
+			}
+			if covered < 0 || w < covered {
+				covered = w
+			}
+		}
+		// Uncovered (Else) costs nothing at level 4 and every route at
+		// least that, so a source pays covered unless level 1 lets it go.
+		if covered < 0 {
+			continue
+		}
+		lb += covered
+		slack = append(slack, covered)
+	}
+	slices.Sort(slack)
+	for i := len(slack) - 1; i >= 0 && uncover > 0; i-- {
+		lb -= slack[i]
+		uncover--
+	}
+	return int64(math.Ceil(lb - 1e-6))
+}
+
+// routeFor is the route behind a level-4 branch literal.
+func (e *Encoding) routeFor(s *Source, m z.Lit) *Route {
+	rl := routeOf(s, m, e)
+	for i := range s.Routes {
+		if s.Routes[i].Lit == rl {
+			return &s.Routes[i]
+		}
+	}
+	return nil
+}
+
+func (e *Encoding) isExternalRoute(s *Source, m z.Lit) bool {
+	for _, r := range s.Routes {
+		if r.Variant < 0 && r.Lit == m {
+			return true
+		}
+	}
+	return false
 }

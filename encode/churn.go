@@ -54,6 +54,7 @@ func (e *Encoding) churn() {
 		}
 		if sw != 0 && len(fresh) > 0 {
 			st := e.newVar("start["+v.ID+"]", MeanStart)
+			e.about(st, func(vi *VarInfo) { vi.Variant = v.ID })
 			for _, x := range fresh {
 				e.orClause("start["+v.ID+"]", x.Not(), st)
 			}
@@ -72,6 +73,7 @@ func (e *Encoding) churn() {
 			x := e.Lanes[li].Lit
 			name := v.ID + "@" + e.Lanes[li].Key
 			stop := e.newVar("stop["+name+"]", MeanStop)
+			e.about(stop, func(vi *VarInfo) { vi.Variant, vi.Nodes = v.ID, e.Lanes[li].Nodes })
 			e.orClause("stop["+name+"]", x, stop)
 			e.define(stop, func(val func(z.Lit) bool) bool { return !val(x) })
 			e.objTerm(3, stop, h)
@@ -83,6 +85,7 @@ func (e *Encoding) churn() {
 			}
 			res := vl.Res[ri]
 			chg := e.newVar("change["+name+"]", MeanChange)
+			e.about(chg, func(vi *VarInfo) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, c.Residency })
 			e.orClause("change["+name+"]", x.Not(), res, chg)
 			e.define(chg, func(val func(z.Lit) bool) bool { return val(x) && !val(res) })
 			e.objTerm(3, chg, h)
@@ -128,6 +131,7 @@ func (e *Encoding) churn() {
 					continue
 				}
 				k := e.newVar("keep["+v.ID+"@"+e.Lanes[li].Key+"]="+string(rho), MeanKeep)
+				e.about(k, func(vi *VarInfo) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, rho })
 				e.clause(k.Not(), x)
 				e.clause(k.Not(), res)
 				e.clause(x.Not(), res.Not(), k)
@@ -136,5 +140,7 @@ func (e *Encoding) churn() {
 			}
 		}
 		e.l4 = append(e.l4, g)
+		e.l4src = append(e.l4src, -1)
+		e.l4var = append(e.l4var, vi)
 	}
 }

@@ -3,6 +3,7 @@ package encode
 import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // Meaning says what a variable stands for, for names, exports and tests.
@@ -21,6 +22,7 @@ const (
 	MeanStart      Meaning = "start"      // churn: a lane not running now on its node set
 	MeanStop       Meaning = "stop"       // churn: a current lane stopped or moved
 	MeanChange     Meaning = "change"     // churn: a kept lane with another residency
+	MeanReroute    Meaning = "reroute"    // churn: an alias served by another model than now
 	MeanKeep       Meaning = "keep"       // a lane kept with one residency (exact)
 	MeanAvailable  Meaning = "available"  // a model has a placed lane (route pins)
 	MeanMemory     Meaning = "memory"     // a lane's resident or always draw is on
@@ -34,9 +36,17 @@ const (
 )
 
 // VarInfo names one variable. Vars are indexed by z.Var; index 0 is unused.
+// The optional fields say what a derived term is about, so that exports
+// need not parse names; they are set for latency, start, stop, change,
+// keep, reroute and available variables.
 type VarInfo struct {
-	Name    string  `json:"name"`
-	Meaning Meaning `json:"meaning"`
+	Name      string          `json:"name"`
+	Meaning   Meaning         `json:"meaning"`
+	Variant   string          `json:"variant,omitempty"`
+	Nodes     []string        `json:"nodes,omitempty"`
+	Source    string          `json:"source,omitempty"`
+	Model     string          `json:"model,omitempty"`
+	Residency model.Residency `json:"residency,omitempty"`
 }
 
 // Guard is one activation literal and the bound it guards.
@@ -126,6 +136,9 @@ func (c *cnf) newVar(name string, m Meaning) z.Lit {
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
 	return l
 }
+
+// about fills the optional fields of a variable's info.
+func (c *cnf) about(m z.Lit, f func(*VarInfo)) { f(&c.Vars[m.Var()]) }
 
 func (c *cnf) setInfo(v z.Var, vi VarInfo) {
 	for int(v) >= len(c.Vars) {

@@ -17,6 +17,10 @@ func (e *Encoding) Decode() model.Assignment {
 	return e.decode(e.S.Value)
 }
 
+// DecodeWith reads the plan out of any model of the CNF, such as an
+// external solver's, given as the value of each literal.
+func (e *Encoding) DecodeWith(val func(z.Lit) bool) model.Assignment { return e.decode(val) }
+
 func (e *Encoding) decode(val func(z.Lit) bool) model.Assignment {
 	p := e.Pool
 	a := model.Assignment{Lanes: []model.LaneChoice{}, Routes: []model.RouteChoice{}}
@@ -158,9 +162,9 @@ func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
 			}
 		}
 	}
-	mdds := e.mdds
-	if e.lastL4 != nil && e.l4Guard >= 0 && !e.Log.Guards[e.l4Guard].Retired {
-		mdds = append(slices.Clone(mdds), e.lastL4)
+	mdds := slices.Clone(e.mdds)
+	for _, d := range e.l4Live {
+		mdds = append(mdds, d.m)
 	}
 	for _, m := range mdds {
 		suffix := make([]int64, len(m.groups)+1)

@@ -1,2 +1,125 @@
-// Package encode turns a model.Pool into CNF for the gini SAT solver.
+// Package encode turns a model.Pool into CNF for the gini SAT solver, by
+// the rules of docs/objective.md: the hard constraints as clauses, the
+// four objective levels as literals and weighted groups, and bound
+// encodings ("level i <= k") built on demand. Besides package solver it is
+// the only package that imports gini.
+//
+// It does not search, choose bounds or decide anything: package solver
+// drives the solver. It does not check plans either: package eval does,
+// independently, and the two must agree (tests enumerate every plan of
+// small pools and compare validity and objective with eval.Check).
+//
+// # Variables
+//
+// Eligibility runs first, in Go (model.Eligible), so that a variable exists
+// only for a placement that could hold. Then:
+//
+//   - x[v@nodes], one per variant and eligible placement, at most one per
+//     variant (pairwise up to 6, else a sequential register), and
+//     placed[v] ⇔ some x; fixed variants whose only trouble is a cordoned
+//     node also get an x, held off by the cordon's assumption, so that a
+//     pin on it and the cordon can be named together;
+//   - res[v]=always|preferred|auto, exactly one iff placed; unmanaged and
+//     federated variants are always (their res literal is placed itself);
+//   - route[s->m@v] per demand source s and candidate model m with a
+//     variant v that has a lane (external models have no v), and
+//     uncovered[s]: exactly one per source; a route needs its lane placed;
+//   - external[s] (level 2) where a local candidate could run, slo[s]
+//     (level 3), latency[s->m@v]=ρ (a route with the lane's residency,
+//     level 4, only where the residency changes the cost), start[v],
+//     stop[v@nodes], change[v@nodes], reroute[s] and keep[v@nodes]=ρ
+//     (churn);
+//   - pin[label] and cordon[node]: named assumption literals that imply
+//     their clauses, assumed in every normal solve, so gini's Why names
+//     the pins and cordons behind an infeasibility.
+//
+// Derived literals are one-sided where a minimising search cannot profit
+// from setting them wrongly (a term forced true when its condition holds),
+// and exact where a bound would otherwise be unsound (keep, available).
+// Values gives every variable its intended value for a plan; tests check
+// that those values satisfy every clause exactly when eval finds the plan
+// valid, which is the completeness argument in executable form.
+//
+// # Memory
+//
+// Per domain, the resident lanes fit the plan budget, and each auto lane
+// fits with the always lanes. Both are interval-reduced monotone diagrams
+// (Abío, Nieuwenhuis, Oliveras, Rodríguez-Carbonell, JAIR 45, 2012) over
+// per-variant groups, with one-sided clauses: the resident sum is one root
+// asserted true; the always sum is one diagram whose interval memo serves
+// every auto lane's bound B - w (the root is implied by x ∧ auto).
+//
+// Weights are whole memory units. Scale picks the coarsest of 1, 10, 100
+// and 1000 units per GiB that writes every draw exactly; when none does it
+// uses 10 (0.1 GiB), rounding draws up and budgets down. That never
+// overcommits: the rounded sum is at least the true sum and the rounded
+// budget at most the true one, so a plan the encoding accepts fits the
+// exact budgets; the price is that an exact fit finer than 0.1 GiB may be
+// refused (Exact reports which case holds).
+//
+// # Objective bounds
+//
+// Levels 1-3 count literals. LevelBound builds a k-bounded one-directional
+// totalizer (inputs imply outputs; ¬out[k] asserts "at most k") whose cap
+// is the first k asked plus one; outputs are assumptions, and a level is
+// frozen with a unit clause on one.
+//
+// Level 4 is a sum of at-most-one groups: one per source (a branch per
+// route and residency, weighted by round(D·E_ft/unit) plus the re-route
+// hysteresis) and one per variant (unplaced, a fresh placement: load time
+// plus h, or the current node set with each residency), with each term
+// rounded exactly as the contract says, so the encoded value is eval's
+// value. L4Bound encodes "level 4 <= k" as a lane-MDD, one layer per
+// group (Bofill, Coll, Suy, Villaret, AI Review 2020), interval-reduced,
+// one-sided clauses: (¬node ∨ ¬branch ∨ child(K-w)) per branch and
+// (¬node ∨ branches… ∨ child(K-else)) for the rest.
+//
+// Why this encoding, measured with BenchmarkL4Bound on pooltest.Random
+// pools (one exact bound at half the largest sum):
+//
+//	size   lane-MDD nodes/clauses   term-BDD nodes/clauses   GTE outputs/clauses
+//	3x10     4,075 /    26,658        54,155 /   106,734      18,124 / 11.8 M
+//	8x20    39,083 /   165,351       233,601 /   461,615      61,733 /  119 M
+//	24x60  315,841 / 2,538,921     > 2 M (capped) / > 4 M    265,113 /  999 M
+//
+// The groups' at-most-one structure keeps the MDD 4-13x smaller than a
+// term-BDD over the linear mirror's terms; a generalized totalizer (counted,
+// not built) explodes with the many distinct sums of large, varied
+// latency weights; a unary totalizer would need one input per unit (sums
+// reach 30,000 units). So level 4 is a lane-MDD.
+//
+// Each diagram is per resolution and persistent: its interval memo is
+// shared by every bound asked of it, so a new k adds only the nodes it
+// does not share (rebuilding per k cost about 0.3 s a bound at 8x20). Each
+// batch of new clauses gets its own activation literal (ActivateWith), and
+// ReleaseBound deactivates them all when the search changes resolution or
+// moves on, so old diagrams leave the solver, learnt clauses included. A
+// batch per bound, rather than one literal per diagram, is forced by gini:
+// a guarded clause must not be true or empty at level 0 (gini panics), and
+// only opening a guard brings the solver back to level 0 to check that.
+//
+// When a diagram would pass a node cap (or the Deadline), L4Bound fails
+// and the caller coarsens the resolution delta: weights rounded up with
+// the bound rounded down give a restriction (a SAT answer is a real
+// improvement), weights rounded down a relaxation (an UNSAT answer is a
+// real proof) — varying resolution after Demirović and Stuckey (CP 2019).
+// GroupBound is a cheap level-4 lower bound from the groups' minima once
+// levels 1-2 are frozen.
+//
+// # Linear mirror and clause log
+//
+// Linear keeps every hard constraint as a named row over the same 0/1
+// variables (clauses as Σ lits >= 1, cardinalities, memory rows in units,
+// the auto rule as a big-M row) and the four levels as weighted sums plus
+// offsets, for the LP relaxation and for the OPB/LP/WCNF/JSON exporters.
+// Bound encodings are not mirrored. ClauseLog keeps every clause as
+// written, with its family tag and guard (gini's own Write prints its
+// simplified database, which loses both).
+//
+// # Names
+//
+// Inside the package, m and n are literals, v and vi variants, li lanes,
+// si sources, e the encoding, and Res is indexed like model.Residencies.
+// Determinism: the encoding depends only on the pool (no map order
+// reaches a variable or clause), so the same pool gives the same CNF.
 package encode

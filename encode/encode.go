@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/model"
@@ -41,20 +42,23 @@ type Encoding struct {
 	Rejected    []Rejection
 	Domains     []DomainMemory
 	Linear      Linear
+	// Deadline, when set, stops level-4 diagrams from growing past it.
+	Deadline time.Time
 
 	costs     costs
 	counts    [3][]z.Lit // level 1-3 literals
 	l4        []Group    // level-4 groups (sources, then variants)
+	l4src     []int      // the source of each level-4 group, -1 for a variant
+	yRoute    [][2]z.Lit // latency literal -> its route literal
+	l4var     []int      // the variant of each level-4 group, -1 for a source
 	tot       [3]*Totalizer
 	tots      []*Totalizer
-	lastL4    *mdd
 	sym       []*lexLeader
 	mdds      []*mdd
 	ladders   []ladder
 	defs      []def
 	sourceIx  map[string]int
-	l4Guard   int
-	l4Bound   int64
+	l4Live    map[l4Key]*diagram // live level-4 diagrams
 	availMemo map[string]z.Lit
 }
 
@@ -153,7 +157,7 @@ func New(p *model.Pool, opts Options) (*Encoding, error) {
 		return nil, ErrNilPool
 	}
 	e := &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
-		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, l4Guard: -1}
+		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}}
 	e.Linear.Offsets = [4]int64{}
 	e.lanes()
 	e.scale(opts.UnitsPerGiB)

@@ -3,6 +3,7 @@ package encode
 import (
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/go-air/gini/z"
 )
@@ -64,6 +65,9 @@ type mdd struct {
 	Clauses int
 	order   []int // order[i]: index of layer i's group in the caller's slice
 	nodes   []mddRef
+	limit   int // node cap, 0 for none; build panics with errTooBig past it
+	// deadline, when set, also stops the build (checked every 1024 nodes).
+	deadline time.Time
 }
 
 // mddRef is a node for Values: true iff groups layer.. sum to at most lo.
@@ -175,6 +179,12 @@ func (m *mdd) build(i int, k int64) (z.Lit, int64, int64) {
 	if allSame(kids) {
 		lit = kids[0]
 	} else {
+		if m.limit > 0 && m.Nodes >= m.limit {
+			panic(errTooBig)
+		}
+		if m.Nodes&1023 == 0 && !m.deadline.IsZero() && time.Now().After(m.deadline) {
+			panic(errTooBig)
+		}
 		lit = m.c.newVar(m.name+"#"+itoa(i)+"/"+itoa(int(k)), MeanMDD)
 		m.Nodes++
 		n := lit.Not()

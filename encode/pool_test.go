@@ -2,6 +2,7 @@ package encode
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/go-air/gini/z"
@@ -108,8 +109,9 @@ func smallPools(t *testing.T) []*model.Pool {
 // The encoding is complete and its intended values are a witness: the
 // solver accepts a plan's decisions exactly when the plan's intended
 // values satisfy every clause, exactly when the independent evaluator
-// finds the plan valid; the encoding's objective then equals eval's, and
-// each level's bound literal holds at the plan's value and fails one below.
+// finds the plan valid; the plan's values then satisfy every row of the
+// linear mirror, the encoding's objective equals eval's, and each level's
+// bound literal holds at the plan's value and fails one below.
 func TestEncodingAcceptsAPlanIffItsValuesSatisfyEveryClause(t *testing.T) {
 	for pi, p := range smallPools(t) {
 		t.Run(fmt.Sprint("pool ", pi), func(t *testing.T) {
@@ -138,6 +140,14 @@ func TestEncodingAcceptsAPlanIffItsValuesSatisfyEveryClause(t *testing.T) {
 				if obj != rep.Objective {
 					t.Fatalf("plan %+v: encoding objective %v, eval %v (%+v)", a, obj, rep.Objective, rep.Terms)
 				}
+				for _, r := range e.Linear.Rows {
+					if !r.Holds(func(v z.Var) bool { return vals[v] }) {
+						t.Fatalf("plan %+v: linear row %s fails at the plan's values", a, r.String())
+					}
+				}
+				if gb := e.GroupBound(obj[0], obj[1]); gb > obj[3] {
+					t.Fatalf("plan %+v: group bound %d above its level 4 value %d", a, gb, obj[3])
+				}
 				for lvl := range 3 {
 					if !solveWith(e, append(lits, e.LevelBound(lvl, obj[lvl]))...) {
 						t.Fatalf("plan %+v: level %d bound %d fails at the plan's own value", a, lvl+1, obj[lvl])
@@ -154,9 +164,11 @@ func TestEncodingAcceptsAPlanIffItsValuesSatisfyEveryClause(t *testing.T) {
 	}
 }
 
-// The level-4 bound is exact: for every valid plan, SAT(plan ∧ L4 <= K)
-// iff the plan's level-4 value is at most K, at K = value and value-1 and
-// a few bounds around.
+// The level-4 bound is exact at resolution 1: for every valid plan,
+// SAT(plan ∧ L4 <= K) iff the plan's level-4 value is at most K, at K =
+// value and value-1 of a sample of plans. At a coarser resolution the
+// rounded-up bound admits only plans within K and the rounded-down one
+// refuses only plans above K. All bounds share one diagram per resolution.
 func TestLevel4BoundAcceptsExactlyThePlansThatFit(t *testing.T) {
 	for pi, p := range smallPools(t) {
 		t.Run(fmt.Sprint("pool ", pi), func(t *testing.T) {
@@ -183,10 +195,23 @@ func TestLevel4BoundAcceptsExactlyThePlansThatFit(t *testing.T) {
 				bounds[valid[i].v-1] = true
 			}
 			for k := range bounds {
-				b := e.LevelBound(3, k)
-				for _, x := range valid {
-					if got := solveWith(e, append(x.lits, b)...); got != (x.v <= k) {
-						t.Fatalf("K=%d, plan value %d: SAT = %v, want %v", k, x.v, got, x.v <= k)
+				for _, delta := range []int64{1, 3} {
+					for _, restrict := range []bool{true, false} {
+						b, ok := e.L4Bound(k, delta, restrict, 0)
+						if !ok {
+							t.Fatal("uncapped bound refused")
+						}
+						for _, x := range valid {
+							got := solveWith(e, append(slices.Clone(x.lits), b...)...)
+							switch {
+							case delta == 1 && got != (x.v <= k):
+								t.Fatalf("K=%d, plan value %d: SAT = %v, want %v", k, x.v, got, x.v <= k)
+							case restrict && got && x.v > k:
+								t.Fatalf("K=%d/%d: restriction admits a plan of value %d", k, delta, x.v)
+							case !restrict && !got && x.v <= k:
+								t.Fatalf("K=%d/%d: relaxation refuses a plan of value %d", k, delta, x.v)
+							}
+						}
 					}
 				}
 			}

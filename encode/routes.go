@@ -280,17 +280,44 @@ func (e *Encoding) latency(s *Source, current map[string]string) {
 			if res == e.F() {
 				continue
 			}
+			e.yRoute = append(e.yRoute, [2]z.Lit{0, r.Lit})
 			y := e.newVar("latency["+s.ID+"->"+r.Model+"@"+v.ID+"]="+string(rho), MeanLatency)
+			e.about(y, func(vi *VarInfo) { vi.Source, vi.Model, vi.Variant, vi.Residency = s.ID, r.Model, v.ID, rho })
 			e.orClause("latency["+s.ID+"]", r.Lit.Not(), res.Not(), y)
+			e.yRoute[len(e.yRoute)-1][0] = y
 			rl := r.Lit
 			e.define(y, func(val func(z.Lit) bool) bool { return val(rl) && val(res) })
 			g.Branches = append(g.Branches, Branch{y, ws[i]})
 		}
 	}
+	// The mirror counts the re-route hysteresis on its own literal; the
+	// group folds it into the branch weights (same value).
+	var moved []z.Lit
+	for _, r := range s.Routes {
+		if reroute(r.Model) != 0 {
+			moved = append(moved, r.Lit)
+		}
+	}
+	rr := z.LitNull
+	if len(moved) > 0 {
+		rr = e.newVar("reroute["+s.ID+"]", MeanReroute)
+		e.about(rr, func(vi *VarInfo) { vi.Source = s.ID })
+		for _, m := range moved {
+			e.orClause("reroute["+s.ID+"]", m.Not(), rr)
+		}
+		e.define(rr, anyOf(moved))
+		e.objTerm(3, rr, e.costs.h)
+	}
 	for _, b := range g.Branches {
-		e.objTerm(3, b.Lit, b.W)
+		w := b.W
+		if rr != z.LitNull && slices.Contains(moved, routeOf(s, b.Lit, e)) {
+			w -= e.costs.h
+		}
+		e.objTerm(3, b.Lit, w)
 	}
 	e.l4 = append(e.l4, g)
+	e.l4src = append(e.l4src, e.sourceIx[s.ID])
+	e.l4var = append(e.l4var, -1)
 }
 
 // avail is a literal true iff model m can serve now: an external model
@@ -320,6 +347,7 @@ func (e *Encoding) avail(m string, serves map[string][]int) z.Lit {
 			default:
 				e.family("available")
 				l = e.newVar("available["+m+"]", MeanAvailable)
+				e.about(l, func(vi *VarInfo) { vi.Model = m })
 				for _, pl := range placed {
 					e.orClause("available["+m+"]", pl.Not(), l)
 				}
@@ -433,4 +461,20 @@ func joinPlus(ss []string) string {
 		out += s
 	}
 	return out
+}
+
+// routeOf maps a level-4 branch literal back to its route literal (a
+// latency literal stands for one route and one residency).
+func routeOf(s *Source, m z.Lit, e *Encoding) z.Lit {
+	for _, r := range s.Routes {
+		if r.Lit == m {
+			return m
+		}
+	}
+	for _, yr := range e.yRoute {
+		if yr[0] == m {
+			return yr[1]
+		}
+	}
+	return z.LitNull
 }

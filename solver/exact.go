@@ -27,6 +27,7 @@ const (
 	fullTryMin = 250 * time.Millisecond
 	fullTryMax = 2 * time.Second
 	probeTry   = 100 * time.Millisecond
+	firstTry   = 50 * time.Millisecond
 )
 
 // levelShare is each level's share of the time left when it starts
@@ -51,6 +52,7 @@ type exact struct {
 	deadline time.Time
 	nodes    []string // nodes that lanes may use, for LNS neighbourhoods
 	calls    int
+	at       int // the level being solved, for progress
 }
 
 func newExact(r *run, p *model.Pool, deadline time.Time, seed uint64) (*exact, error) {
@@ -60,6 +62,7 @@ func newExact(r *run, p *model.Pool, deadline time.Time, seed uint64) (*exact, e
 	}
 	x := &exact{run: r, p: p, e: e, chk: eval.NewChecker(p), deadline: deadline,
 		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de))}
+	e.Deadline = deadline
 	x.sym = findSymmetry(e)
 	x.sym.constrain()
 	for _, a := range e.Assumptions {
@@ -121,6 +124,7 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 	x.best, x.obj = a, rep.Objective
 	x.fromWarm = !fromSAT
 	x.run.firstPlan()
+	x.run.progress(x.at, x.obj, x.levels[x.at].LowerBound)
 	return true, nil
 }
 
@@ -160,8 +164,22 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 			}
 		}
 	}
-	for {
-		switch x.try(fullTryMax) {
+	// A first plan may use the whole run's time, not only this part's
+	// share: without one there is no answer at all.
+	share := x.deadline
+	x.deadline = x.run.deadline
+	defer func() { x.deadline = share }()
+	for first := true; ; first = false {
+		r := 0
+		if first && time.Until(x.deadline) < firstTry && x.run.ctx.Err() == nil {
+			// Late parts still get one short look: most answer at once.
+			x.e.S.Assume(x.ass...)
+			x.calls++
+			r = x.e.S.Try(firstTry)
+		} else {
+			r = x.try(fullTryMax)
+		}
+		switch r {
 		case 1:
 			if _, err := x.decodeSAT(); err != nil {
 				return false, err
@@ -193,53 +211,94 @@ func (x *exact) solve() error {
 }
 
 func (x *exact) level(i int, end time.Time) error {
+	x.at = i
 	lv := &x.levels[i]
 	lv.Index, lv.Name = i+1, model.LevelNames[i]
 	lb, src := x.e.Offset(i), "trivial"
-	if b, ok := lpBound(x, i, end); ok && b > lb {
-		lb, src = b, "lp"
+	if i == 3 {
+		if b := x.e.GroupBound(x.obj[0], x.obj[1]); b > lb {
+			lb, src = b, "relaxation"
+		}
 	}
 	ub := x.obj[i]
-	proved := func() {
-		lv.LowerBound, lv.BoundSource = ub, src
+	// The LP relaxation is dense and slow (see lpbound.go): ask it only
+	// when the SAT search has not closed the level quickly.
+	lpAsked := false
+	askLP := func() {
+		if lpAsked || lb >= ub {
+			return
+		}
+		lpAsked = true
+		if b, ok := lpBound(x, i, end); ok && b > lb {
+			lb, src = b, "lp"
+		}
 	}
-	lv.LowerBound, lv.BoundSource = min(lb, ub), src
+	b := &bounder{x: x, i: i, delta: 1}
 	if lb < ub {
-		bl := x.e.LevelBound(i, ub-1)
+		bl, ok := b.search(ub - 1)
 		x.seed()
 		// A cheap probe at the lower bound: the optimum is often there.
-		switch x.try(probeTry, x.e.LevelBound(i, lb)) {
-		case 1:
-			if _, err := x.decodeSAT(); err != nil {
-				return err
-			}
-			ub = x.obj[i]
-		case -1:
-			lb, src = lb+1, "sat-unsat"
-		}
-		if lb < ub {
-			bl = x.e.LevelBound(i, ub-1)
-		}
-		cap := fullTryMin
-		for lb < ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
-			x.run.progress(i, x.obj, lb)
-			switch x.tryUntil(end, cap, bl) {
+		if pl, ok := b.search(lb); ok {
+			switch x.try(probeTry, pl...) {
 			case 1:
 				if _, err := x.decodeSAT(); err != nil {
 					return err
 				}
 				ub = x.obj[i]
+			case -1:
+				if b.exact() {
+					lb, src = lb+1, "sat-unsat"
+				}
+			}
+		}
+		if lb < ub && ok {
+			bl, ok = b.search(ub - 1)
+		}
+		cap := fullTryMin
+		for ok && lb < ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
+			x.run.progress(i, x.obj, lb)
+			r := x.tryUntil(end, cap, bl...)
+			if r == 1 {
+				if _, err := x.decodeSAT(); err != nil {
+					return err
+				}
+				ub = x.obj[i]
 				if lb < ub {
-					bl = x.e.LevelBound(i, ub-1)
+					bl, ok = b.search(ub - 1)
 				}
 				continue
-			case -1:
-				lb, src = ub, "sat-unsat"
-				continue
 			}
-			// Timed out: a few neighbourhood searches, then a longer try.
+			if r == -1 {
+				if b.exact() {
+					lb, src = ub, "sat-unsat"
+					continue
+				}
+				// The coarse restriction found nothing better: the coarse
+				// relaxation either proves the incumbent or asks for a
+				// finer resolution.
+				rl, rok := b.relax(ub - 1)
+				if rok {
+					switch x.tryUntil(end, cap, rl...) {
+					case -1:
+						lb, src = ub, "sat-unsat"
+						continue
+					case 1:
+						if _, err := x.decodeSAT(); err != nil {
+							return err
+						}
+						ub = x.obj[i]
+					}
+				}
+				if lb < ub && b.refine() {
+					bl, ok = b.search(ub - 1)
+					continue
+				}
+			}
+			// Timed out (or nothing finer to try): a bound from the LP,
+			// a few neighbourhood searches, then a longer try.
+			askLP()
 			for range 4 {
-				if !time.Now().Before(end) {
+				if !time.Now().Before(end) || lb >= ub {
 					break
 				}
 				improved, err := x.lns(i, end, bl)
@@ -249,21 +308,17 @@ func (x *exact) level(i int, end time.Time) error {
 				if improved {
 					ub = x.obj[i]
 					if lb < ub {
-						bl = x.e.LevelBound(i, ub-1)
+						bl, ok = b.search(ub - 1)
 					}
-				}
-				if lb >= ub {
-					break
 				}
 			}
 			cap = min(2*cap, fullTryMax)
 		}
-		lv.LowerBound, lv.BoundSource = min(lb, ub), src
 	}
 	lv.Value = ub
+	lv.LowerBound, lv.BoundSource = min(lb, ub), src
 	switch {
-	case lv.LowerBound >= ub:
-		proved()
+	case lb >= ub:
 		lv.Status = Optimal
 	case x.fromWarm:
 		lv.Status = Heuristic
@@ -271,13 +326,58 @@ func (x *exact) level(i int, end time.Time) error {
 		lv.Status = Bounded
 	}
 	lv.Gap = gap(ub, lv.LowerBound)
+	x.run.progress(i, x.obj, lv.LowerBound)
 	// Freeze the level at its value before the next (decoding is done).
-	if i < 3 {
-		x.e.Freeze(i, ub)
-	} else {
-		x.e.ReleaseBound()
-	}
+	x.e.ReleaseBound()
+	x.e.Freeze(i, ub)
 	return nil
+}
+
+// l4MaxNodes caps a level-4 bound diagram; past it the resolution
+// coarsens (about 0.3 s of building, measured on the 8x20 benchmark).
+const l4MaxNodes = 60000
+
+// bounder gives the bound literals of one level. Levels 1-3 are exact
+// totalizer outputs; level 4 works at a resolution delta that starts
+// exact and coarsens until the diagram fits l4MaxNodes: search bounds are
+// restrictions (weights rounded up), relax bounds relaxations (rounded
+// down), the two equal when delta is 1.
+type bounder struct {
+	x     *exact
+	i     int
+	delta int64
+}
+
+func (b *bounder) exact() bool { return b.i < 3 || b.delta == 1 }
+
+func (b *bounder) search(k int64) ([]z.Lit, bool) { return b.bound(k, true) }
+
+func (b *bounder) relax(k int64) ([]z.Lit, bool) { return b.bound(k, false) }
+
+func (b *bounder) bound(k int64, restrict bool) ([]z.Lit, bool) {
+	if b.i < 3 {
+		return []z.Lit{b.x.e.LevelBound(b.i, k)}, true
+	}
+	maxSum := b.x.e.L4MaxSum()
+	for {
+		if l, ok := b.x.e.L4Bound(k, b.delta, restrict, l4MaxNodes); ok {
+			return l, true
+		}
+		if b.delta >= maxSum {
+			return nil, false
+		}
+		b.delta = max(2*b.delta, maxSum/4096)
+	}
+}
+
+// refine halves the resolution; false when it is already exact.
+func (b *bounder) refine() bool {
+	if b.exact() {
+		return false
+	}
+	b.x.e.ReleaseBound()
+	b.delta /= 2
+	return true
 }
 
 func (x *exact) tryUntil(end time.Time, cap time.Duration, ms ...z.Lit) int {

@@ -15,27 +15,42 @@ import (
 // explainTry caps each gini call made only to explain.
 const explainTry = 200 * time.Millisecond
 
-// core returns the assumptions (indexes into e.Assumptions) that gini's
-// Why names after an UNSAT answer under all of them plus extra, shrunk by
-// deletion to a minimal set: dropping any one makes the rest satisfiable
-// (or undecided within the time cap, in which case it stays). Nil when
-// the answer is not UNSAT.
-func core(e *encode.Encoding, extra []z.Lit, deadline time.Time) []int {
+// named is a literal to assume, with what it stands for.
+type named struct {
+	lit   z.Lit
+	label string
+}
+
+// assumptionsOf names the pin and cordon assumptions of an encoding.
+func assumptionsOf(e *encode.Encoding) []named {
+	var out []named
+	for _, a := range e.Assumptions {
+		out = append(out, named{a.Lit, a.Label})
+	}
+	return out
+}
+
+// core returns the members of set (as indexes) that gini's Why names
+// after an UNSAT answer under all of them plus fixed, shrunk by deletion
+// to a minimal set: dropping any one makes the rest satisfiable (or
+// undecided within the time cap, in which case it stays). Nil when the
+// answer is not UNSAT.
+func core(e *encode.Encoding, fixed []z.Lit, set []named, deadline time.Time) []int {
 	ix := map[z.Lit]int{}
 	var all []int
-	for i, a := range e.Assumptions {
-		ix[a.Lit] = i
+	for i, n := range set {
+		ix[n.lit] = i
 		all = append(all, i)
 	}
-	solve := func(set []int) (int, []int) {
+	solve := func(sub []int) (int, []int) {
 		left := time.Until(deadline)
 		if left <= 0 {
 			return 0, nil
 		}
-		for _, i := range set {
-			e.S.Assume(e.Assumptions[i].Lit)
+		for _, i := range sub {
+			e.S.Assume(set[i].lit)
 		}
-		e.S.Assume(extra...)
+		e.S.Assume(fixed...)
 		r := e.S.Try(min(explainTry, left))
 		if r != -1 {
 			return r, nil
@@ -68,15 +83,16 @@ func core(e *encode.Encoding, extra []z.Lit, deadline time.Time) []int {
 // explainInfeasible says why the part's pins and cordons admit no plan:
 // a minimal conflicting set, in operator terms.
 func (x *exact) explainInfeasible() []Explanation {
-	c := core(x.e, nil, x.run.deadline.Add(2*time.Second))
+	c := core(x.e, nil, assumptionsOf(x.e), x.run.deadline.Add(2*time.Second))
 	if len(c) == 0 {
 		return []Explanation{{Subject: "pins", Reason: "the pins and cordons admit no plan (no conflict set found in time)"}}
 	}
-	return []Explanation{renderCore(x.e, c)}
+	return []Explanation{renderCore(x.e, x.run.pool, c)}
 }
 
-// renderCore turns a conflict set into one explanation.
-func renderCore(e *encode.Encoding, c []int) Explanation {
+// renderCore turns a conflict set into one explanation; whole is the
+// pool before it was cut into parts, whose facts give the reasons.
+func renderCore(e *encode.Encoding, whole *model.Pool, c []int) Explanation {
 	p := e.Pool
 	var labels []string
 	var pins []*model.Pin
@@ -96,7 +112,7 @@ func renderCore(e *encode.Encoding, c []int) Explanation {
 	}
 	switch {
 	case len(pins) == 1 && len(cordons) == 0:
-		ex.Reason = lonePin(e, pins[0])
+		ex.Reason = lonePin(e, whole, pins[0])
 	case len(cordons) > 0:
 		var on []string
 		for _, n := range cordons {
@@ -131,8 +147,9 @@ func pinText(pins []*model.Pin) string {
 	return strings.Join(s, " and ")
 }
 
-// lonePin says why one pin cannot hold on its own.
-func lonePin(e *encode.Encoding, pin *model.Pin) string {
+// lonePin says why one pin cannot hold on its own. Eligibility reasons
+// are judged on the whole pool: a part lacks the nodes of other parts.
+func lonePin(e *encode.Encoding, whole *model.Pool, pin *model.Pin) string {
 	p := e.Pool
 	if pin.Variant != "" {
 		vi, ok := e.Index.Variant[pin.Variant]
@@ -143,15 +160,15 @@ func lonePin(e *encode.Encoding, pin *model.Pin) string {
 		want := slices.Clone(pin.Nodes)
 		slices.Sort(want)
 		var why []string
-		for _, rj := range e.Rejected {
-			if rj.Variant != vi {
-				continue
-			}
-			pl := v.Placements[rj.Placement]
+		wix := whole.Index()
+		for _, pl := range v.Placements {
 			ns := slices.Clone(pl.Nodes)
 			slices.Sort(ns)
-			if len(want) == 0 || slices.Equal(ns, want) {
-				why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), rj.Reason))
+			if len(want) > 0 && !slices.Equal(ns, want) {
+				continue
+			}
+			if ok, reason := model.Eligible(whole, wix, v, pl); !ok {
+				why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), reason))
 			}
 		}
 		hasLane := false
@@ -292,6 +309,12 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 		return nil
 	}
 	var out []Explanation
+	// Static reasons come from the whole pool (a part lacks the variants
+	// that cannot run anywhere); the SAT check runs on the source's part.
+	whole, err := encode.New(p, encode.Options{})
+	if err != nil {
+		return nil
+	}
 	for _, c := range parts {
 		var mine []string
 		for _, s := range uncovered {
@@ -307,7 +330,7 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 			continue
 		}
 		for _, sid := range mine {
-			out = append(out, explainSource(r, e, sid, proved))
+			out = append(out, explainSource(r, whole, e, a, sid, proved))
 		}
 	}
 	slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
@@ -328,15 +351,10 @@ func sourceIn(p *model.Pool, s string) bool {
 	return false
 }
 
-func explainSource(r *run, e *encode.Encoding, sid string, proved bool) Explanation {
+func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid string, proved bool) Explanation {
 	ex := Explanation{Subject: sid}
-	var src *encode.Source
-	for i := range e.Sources {
-		if e.Sources[i].ID == sid {
-			src = &e.Sources[i]
-		}
-	}
-	if src == nil {
+	src, part := findSource(whole, sid), findSource(e, sid)
+	if src == nil || part == nil {
 		ex.Reason = "not a demand source of the pool"
 		return ex
 	}
@@ -345,14 +363,14 @@ func explainSource(r *run, e *encode.Encoding, sid string, proved bool) Explanat
 		why = append(why, s)
 	}
 	// Rejections behind "no eligible placement".
-	p := e.Pool
+	p := whole.Pool
 	seen := map[int]bool{}
 	for _, rt := range src.Routes {
 		seen[rt.Variant] = true
 	}
-	for _, rj := range e.Rejected {
+	for _, rj := range whole.Rejected {
 		v := &p.Variants[rj.Variant]
-		if seen[rj.Variant] || !servesAny(e, rj.Variant, src) {
+		if seen[rj.Variant] || !servesAny(whole, rj.Variant, src) {
 			continue
 		}
 		why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, v.Placements[rj.Placement].Key(), rj.Reason))
@@ -364,13 +382,24 @@ func explainSource(r *run, e *encode.Encoding, sid string, proved bool) Explanat
 		ex.Reason = strings.Join(why, "; ")
 		return ex
 	}
-	if len(e.Assumptions) > 0 && time.Now().Before(r.deadline) {
-		if c := core(e, []z.Lit{src.U.Not()}, r.deadline); len(c) > 0 {
-			var labels []string
+	// Which pins, cordons and covered sources stand in the way: a minimal
+	// set of them that rules out covering this source.
+	set := assumptionsOf(e)
+	for _, rc := range a.Routes {
+		if t := findSource(e, rc.Source); rc.Model != "" && t != nil && t.U != e.T {
+			set = append(set, named{t.U.Not(), "covering " + rc.Source})
+		}
+	}
+	if time.Now().Before(r.deadline) {
+		if c := core(e, []z.Lit{part.U.Not()}, set, r.deadline); len(c) > 0 {
+			var labels, pins []string
 			for _, i := range c {
-				labels = append(labels, e.Assumptions[i].Label)
+				labels = append(labels, set[i].label)
+				if i < len(e.Assumptions) {
+					pins = append(pins, set[i].label)
+				}
 			}
-			ex.Pins = labels
+			ex.Pins = pins
 			why = append(why, "covering it conflicts with "+strings.Join(labels, "; "))
 			ex.Reason = strings.Join(why, "; ")
 			return ex
@@ -404,4 +433,13 @@ func servesAny(e *encode.Encoding, vi int, s *encode.Source) bool {
 		}
 	}
 	return false
+}
+
+func findSource(e *encode.Encoding, id string) *encode.Source {
+	for i := range e.Sources {
+		if e.Sources[i].ID == id {
+			return &e.Sources[i]
+		}
+	}
+	return nil
 }

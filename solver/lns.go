@@ -12,7 +12,7 @@ import (
 // touching none of them is held at the incumbent, and gini looks for a
 // plan under the level's bound in a short Try. An UNSAT or a timeout says
 // nothing about the level, so only a SAT answer counts.
-func (x *exact) lns(i int, end time.Time, bound z.Lit) (bool, error) {
+func (x *exact) lns(i int, end time.Time, bound []z.Lit) (bool, error) {
 	if len(x.nodes) < 2 {
 		return false, nil
 	}
@@ -25,7 +25,7 @@ func (x *exact) lns(i int, end time.Time, bound z.Lit) (bool, error) {
 	for _, l := range x.best.Lanes {
 		placed[[2]string{l.Variant, joinNodes(l.Nodes)}] = true
 	}
-	fix := []z.Lit{bound}
+	fix := slices.Clone(bound)
 	for _, l := range x.e.Lanes {
 		if slices.ContainsFunc(l.Nodes, func(n string) bool { return free[n] }) {
 			continue

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"errors"
 	"math"
 	"time"
 
@@ -10,12 +11,12 @@ import (
 	"gonum.org/v1/gonum/optimize/convex/lp"
 )
 
-// LP size caps. gonum's Simplex is dense (a solve per pivot) and cannot be
-// cancelled, so the cap is on size, set from measurements: the largest
-// allowed LP takes well under 100 ms on one core.
+// LP size caps. gonum's Simplex is dense (an LU solve per pivot): 183 rows
+// took 0.8 s and 281 rows over 10 s when measured, so only small LPs run,
+// and each also stops at lpMaxTime.
 const (
-	lpMaxRows  = 160
-	lpMaxCells = 160 * 700
+	lpMaxRows  = 200
+	lpMaxCells = 200 * 800
 )
 
 // lpBound is a lower bound on level i from the LP relaxation of the linear
@@ -118,8 +119,11 @@ func lpBound(x *exact, i int, end time.Time) (int64, bool) {
 	for ci, w := range objCol {
 		c[ci] = w
 	}
-	// Negative right sides: flip the row, slack included, for phase one.
 	for ri := range b {
+		// Loosen every row a little: it breaks the degeneracy that makes
+		// the simplex cycle, and a looser LP still bounds from below.
+		b[ri] += 1e-7 * float64(1+ri%7)
+		// Negative right sides: flip the row, slack included, for phase one.
 		if b[ri] < 0 {
 			for k := 0; k < n+m; k++ {
 				A.Set(ri, k, -A.At(ri, k))
@@ -127,9 +131,51 @@ func lpBound(x *exact, i int, end time.Time) (int64, bool) {
 			b[ri] = -b[ri]
 		}
 	}
-	opt, _, err := lp.Simplex(c, A, b, 1e-10, nil)
-	if err != nil || math.IsNaN(opt) {
+	budget := min(time.Until(end)/10, lpMaxTime)
+	opt, err := simplex(c, A, b, time.Now().Add(budget))
+	if err != nil || math.IsNaN(opt) || math.IsInf(opt, 0) {
 		return 0, false
 	}
 	return int64(math.Ceil(opt+constant-1e-6)) + lin.Offsets[i], true
+}
+
+// lpMaxTime caps one LP.
+const lpMaxTime = 500 * time.Millisecond
+
+// errLPTime aborts a simplex run that outlives its deadline.
+var errLPTime = errors.New("solver: LP time cap")
+
+// simplex runs gonum's lp.Simplex with a deadline. gonum has no iteration
+// limit and no cancellation (and its Dantzig steps can cycle on
+// degenerate rows), so the matrix it reads checks the clock on every
+// thousandth read and panics past the deadline; the panic is recovered
+// here and reported as errLPTime.
+func simplex(c []float64, A *mat.Dense, b []float64, deadline time.Time) (opt float64, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			if r != errLPTime { //nolint:errorlint // our own sentinel value
+				panic(r)
+			}
+			opt, err = 0, errLPTime
+		}
+	}()
+	opt, _, err = lp.Simplex(c, &clockedMatrix{d: A, deadline: deadline}, b, 1e-10, nil)
+	return opt, err
+}
+
+// clockedMatrix is a mat.Matrix that stops the simplex at a deadline.
+type clockedMatrix struct {
+	d        *mat.Dense
+	deadline time.Time
+	reads    int
+}
+
+func (m *clockedMatrix) Dims() (int, int) { return m.d.Dims() }
+func (m *clockedMatrix) T() mat.Matrix    { return mat.Transpose{Matrix: m} }
+func (m *clockedMatrix) At(i, j int) float64 {
+	m.reads++
+	if m.reads&1023 == 0 && time.Now().After(m.deadline) {
+		panic(errLPTime)
+	}
+	return m.d.At(i, j)
 }

@@ -19,6 +19,7 @@ const DefaultTimeLimit = 5 * time.Second
 
 // run is one Solve call's clock, context and progress reporting.
 type run struct {
+	pool     *model.Pool // the whole pool, before it is cut into parts
 	ctx      context.Context
 	opts     Options
 	start    time.Time
@@ -85,8 +86,10 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if limit <= 0 {
 		limit = DefaultTimeLimit
 	}
-	r := &run{ctx: ctx, opts: opts, start: time.Now()}
-	r.deadline = r.start.Add(limit)
+	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now()}
+	// A small margin for what follows the search: gini overshoots a Try by
+	// up to one propagation tick, then come the merge and the final checks.
+	r.deadline = r.start.Add(limit - min(limit/50, 100*time.Millisecond))
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
 		r.deadline = d
 	}
@@ -123,16 +126,12 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	}
 	var plans []model.Assignment
 	var partLevels [][4]Level
-	sizeLeft := 0
-	for _, c := range parts {
-		sizeLeft += c.size
-	}
+	// First plans (or infeasibility) for every part before any search, so
+	// that a late part is never starved of the time to say it is stuck.
+	xs := make([]*exact, len(parts))
 	for pi, c := range parts {
 		r.cur = pi
-		left := time.Until(r.deadline)
-		share := time.Duration(float64(left) * float64(c.size) / float64(max(1, sizeLeft)))
-		sizeLeft -= c.size
-		x, err := newExact(r, c.pool, time.Now().Add(max(share, 0)), opts.Seed+uint64(pi))
+		x, err := newExact(r, c.pool, r.deadline, opts.Seed+uint64(pi))
 		if err != nil {
 			return nil, err
 		}
@@ -145,12 +144,25 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		if !ok {
 			res.Infeasible = true
 			res.Explanations = append(res.Explanations, x.explainInfeasible()...)
+		}
+		r.objs[pi] = x.obj
+		xs[pi] = x
+	}
+	sizeLeft := 0
+	for _, c := range parts {
+		sizeLeft += c.size
+	}
+	for pi, x := range xs {
+		if res.Infeasible {
 			res.Stats.SolveCalls += x.calls
 			continue
 		}
-		if res.Infeasible {
-			continue // the answer is "infeasible"; keep looking for conflicts only
-		}
+		r.cur = pi
+		left := time.Until(r.deadline)
+		share := time.Duration(float64(left) * float64(parts[pi].size) / float64(max(1, sizeLeft)))
+		sizeLeft -= parts[pi].size
+		x.deadline = time.Now().Add(max(share, 0))
+		x.e.Deadline = x.deadline
 		if greedy {
 			x.heuristicLevels()
 		} else if err := x.solve(); err != nil {
@@ -241,14 +253,20 @@ func (x *exact) canonicalize() {
 	if err != nil {
 		return
 	}
+	e.Deadline = x.run.deadline
 	sy := findSymmetry(e)
 	sy.constrain()
-	for i := range x.obj {
+	for i := range 3 {
 		e.Freeze(i, x.obj[i])
+	}
+	l4, ok := e.L4Bound(x.obj[3], 1, true, l4MaxNodes)
+	if !ok {
+		return // too large to pin down exactly: the plan stays as found
 	}
 	for _, a := range e.Assumptions {
 		e.S.Assume(a.Lit)
 	}
+	e.S.Assume(l4...)
 	x.calls++
 	if e.S.Try(left) != 1 {
 		return

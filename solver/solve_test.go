@@ -93,3 +93,147 @@ func TestSolveIsDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// Larger random pools: whatever the time limit cuts short, the plan is
+// complete, valid for the independent evaluator, and reported with the
+// evaluator's objective; every level has a bound no higher than its value.
+func TestEveryResultPassesTheEvaluator(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		nodes, variants int
+		limit           time.Duration
+	}{
+		{"a small pool with time to prove", 3, 8, 5 * time.Second},
+		{"a mid pool cut short", 8, 20, 400 * time.Millisecond},
+		{"a large pool cut short", 24, 60, 400 * time.Millisecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				p := pooltest.Random(seed, tc.nodes, tc.variants)
+				res := solve(t, p, Options{Seed: seed, TimeLimit: tc.limit})
+				if res.Infeasible {
+					continue
+				}
+				rep := eval.Check(p, res.Assignment)
+				if !rep.Valid {
+					t.Fatalf("seed %d: plan invalid: %v", seed, rep.Err())
+				}
+				if rep.Objective != res.Objective {
+					t.Fatalf("seed %d: objective %v, eval %v", seed, res.Objective, rep.Objective)
+				}
+				for _, l := range res.Levels {
+					if l.LowerBound > l.Value || l.Value != res.Objective[l.Index-1] {
+						t.Errorf("seed %d: level %+v inconsistent with objective %v", seed, l, res.Objective)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestGreedyModeReturnsTheWarmStartAsHeuristic(t *testing.T) {
+	p := pooltest.Random(5, 6, 12)
+	res := solve(t, p, Options{Solver: "greedy", TimeLimit: time.Second})
+	if res.Stats.Solver != "greedy" {
+		t.Errorf("solver = %q, want greedy", res.Stats.Solver)
+	}
+	if rep := eval.Check(p, res.Assignment); !rep.Valid || rep.Objective != res.Objective {
+		t.Fatalf("greedy plan: valid %v objective %v, result %v", rep.Valid, rep.Objective, res.Objective)
+	}
+	for _, l := range res.Levels {
+		if l.Status == Bounded {
+			t.Errorf("level %d is bounded; greedy levels are heuristic or trivially optimal", l.Index)
+		}
+	}
+}
+
+func TestUnknownSolverIsAnError(t *testing.T) {
+	if _, err := Solve(context.Background(), pooltest.Random(1, 2, 2), Options{Solver: "magic"}); err == nil {
+		t.Error("Solve with solver \"magic\" succeeded, want an error")
+	}
+}
+
+// Three identical Sparks with free (recipe) placements: one symmetry
+// class, lex-leader constraints, and still the brute-force optimum.
+func TestIdenticalNodesAreBrokenBySymmetryWithoutLosingTheOptimum(t *testing.T) {
+	var parts []pooltest.Part
+	for _, n := range []string{"spark-a", "spark-b", "spark-c"} {
+		parts = append(parts, pooltest.Node(n, 121.69, pooltest.Spark(), pooltest.Commands("docker", "vllm")))
+	}
+	parts = append(parts,
+		pooltest.Variant("recipe:big/rt", 70, pooltest.Kind(model.Recipe), pooltest.Serves("big"),
+			pooltest.On("spark-a"), pooltest.On("spark-b"), pooltest.On("spark-c"), pooltest.LoadMs(60000), pooltest.Perf(800, 0)),
+		pooltest.Variant("recipe:mid/rt", 50, pooltest.Kind(model.Recipe), pooltest.Serves("mid"),
+			pooltest.On("spark-a"), pooltest.On("spark-b"), pooltest.On("spark-c"), pooltest.LoadMs(30000), pooltest.Perf(600, 0)),
+		pooltest.Alias("b", 40, "big"),
+		pooltest.Alias("m", 60, "mid"),
+	)
+	p := pooltest.New(parts...)
+	best, _, ok := pooltest.BruteForce(p)
+	if !ok {
+		t.Fatal("brute force finds no plan")
+	}
+	r := &run{pool: p, ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
+	x, err := newExact(r, p, r.deadline, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(x.sym.classes) != 1 || len(x.sym.classes[0]) != 3 {
+		t.Fatalf("classes = %v, want the three Sparks", x.sym.classes)
+	}
+	res := solve(t, p, Options{})
+	if res.Objective != best {
+		t.Errorf("objective %v, brute force %v", res.Objective, best)
+	}
+	// Canonical plans keep their objective.
+	a := Greedy(p, 1)
+	c := x.sym.canonical(a)
+	if ra, rc := eval.Check(p, a), eval.Check(p, c); ra.Objective != rc.Objective || ra.Valid != rc.Valid {
+		t.Errorf("canonical plan %v/%v, original %v/%v", rc.Valid, rc.Objective, ra.Valid, ra.Objective)
+	}
+}
+
+// Independent halves are solved apart and merged.
+func TestIndependentPartsAreSolvedApart(t *testing.T) {
+	p := pooltest.New(
+		pooltest.Node("mac-01", 64, pooltest.Mac()),
+		pooltest.Node("mac-02", 64, pooltest.Mac()),
+		pooltest.Variant("a", 20, pooltest.Serves("a"), pooltest.On("mac-01")),
+		pooltest.Variant("b", 20, pooltest.Serves("b"), pooltest.On("mac-02")),
+		pooltest.Alias("qa", 1, "a"),
+		pooltest.Alias("qb", 1, "b"),
+	)
+	if parts := splitComponents(p); len(parts) != 2 {
+		t.Fatalf("parts = %d, want 2", len(parts))
+	}
+	best, _, _ := pooltest.BruteForce(p)
+	res := solve(t, p, Options{})
+	if res.Stats.Components != 2 || res.Objective != best {
+		t.Errorf("components %d objective %v, want 2 and %v", res.Stats.Components, res.Objective, best)
+	}
+}
+
+// A solve that runs past a second reports progress; a cancelled context
+// still returns a valid plan (the warm start at least).
+func TestLongSolvesReportProgressAndCancelledOnesStillPlan(t *testing.T) {
+	p := pooltest.Random(1, 8, 20)
+	calls := 0
+	res := solve(t, p, Options{Seed: 1, TimeLimit: 2500 * time.Millisecond, Progress: func(pr Progress) {
+		calls++
+		if pr.Level < 1 || pr.Level > 4 || pr.Elapsed < time.Second {
+			t.Errorf("progress %+v out of range", pr)
+		}
+	}})
+	if calls == 0 && res.Levels[3].Status != Optimal {
+		t.Error("no progress reported in a 2.5 s solve that did not prove everything")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := Solve(ctx, p, Options{Seed: 1})
+	if err != nil {
+		t.Fatalf("Solve with a cancelled context: %v", err)
+	}
+	if rep := eval.Check(p, res.Assignment); !rep.Valid {
+		t.Errorf("plan under a cancelled context is invalid: %v", rep.Err())
+	}
+}
