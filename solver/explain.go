@@ -139,10 +139,21 @@ func pinName(pin *model.Pin) string {
 	return pin.Alias + " -> " + strings.Join(pin.Route, ",")
 }
 
+// pinPhrase names a pin in a sentence: its label when it says what it is
+// (keepWarm, --pin, profile, route), else "pin <name>".
+func pinPhrase(pin *model.Pin) string {
+	for _, p := range []string{"pin ", "--pin", "keepWarm", "profile ", "route "} {
+		if strings.HasPrefix(pin.Label, p) {
+			return pin.Label
+		}
+	}
+	return "pin " + pinName(pin)
+}
+
 func pinText(pins []*model.Pin) string {
 	var s []string
 	for _, p := range pins {
-		s = append(s, "pin "+pinName(p))
+		s = append(s, pinPhrase(p))
 	}
 	return strings.Join(s, " and ")
 }
@@ -261,36 +272,44 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 		if dom == nil || len(us) == 0 {
 			continue
 		}
-		// The last pin is the one that does not fit next to the others.
-		s := us[len(us)-1]
-		var held float64
-		kind := "always-resident"
-		for _, u := range us[:len(us)-1] {
-			if s.res.Resident() && u.res.Resident() || u.res == model.Always {
-				held += u.gb
-				if u.res == model.Preferred {
-					kind = "resident"
+		// Try each pin as the one that does not fit next to the others:
+		// a resident lane must fit with every resident lane, an auto lane
+		// with the always lanes (docs/objective.md, memory rule).
+		for si, s := range us {
+			var held float64
+			kind := "always-resident"
+			var who []string
+			for ui, u := range us {
+				if ui == si {
+					continue
+				}
+				if s.res.Resident() && u.res.Resident() || u.res == model.Always {
+					held += u.gb
+					who = append(who, pinName(u.pin))
+					if u.res == model.Preferred {
+						kind = "resident"
+					}
 				}
 			}
-		}
-		over := s.gb + held - dom.Budget.PlanGb
-		if over <= 1e-9 || over < worst {
-			continue
-		}
-		worst = over
-		var who []string
-		for _, u := range us[:len(us)-1] {
-			who = append(who, pinName(u.pin))
-		}
-		holds := ""
-		if held > 0 {
-			holds = fmt.Sprintf(" holds %s of %s lanes (%s)", model.Gb(held), kind, strings.Join(who, ", "))
-		}
-		best = fmt.Sprintf("pin %s needs %s; %s %s budget %s - headroom %g = %s%s",
-			pinName(s.pin), model.Gb(s.gb), k[0], k[1], model.Gb(dom.Budget.AdmitGb), dom.Budget.HeadroomGb,
-			model.Gb(dom.Budget.PlanGb), holds)
-		if math.Abs(held) < 1e-9 {
-			best += fmt.Sprintf(" (the lane alone needs more, at the planner's %s resolution)", resolution(e))
+			over := s.gb + held - dom.Budget.PlanGb
+			if over <= 1e-9 || over <= worst {
+				continue
+			}
+			worst = over
+			holds := ""
+			if held > 0 {
+				holds = fmt.Sprintf(" holds %s of %s lanes (%s)", model.Gb(held), kind, strings.Join(who, ", "))
+			}
+			as := ""
+			if s.res == model.Auto && held > 0 {
+				as = " even on demand"
+			}
+			best = fmt.Sprintf("%s needs %s%s; %s %s budget %s - headroom %g = %s%s",
+				pinPhrase(s.pin), model.Gb(s.gb), as, k[0], k[1], model.Gb(dom.Budget.AdmitGb), dom.Budget.HeadroomGb,
+				model.Gb(dom.Budget.PlanGb), holds)
+			if math.Abs(held) < 1e-9 {
+				best += fmt.Sprintf(" (the lane alone needs more, at the planner's %s resolution)", resolution(e))
+			}
 		}
 	}
 	return best, best != ""
