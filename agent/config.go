@@ -102,43 +102,6 @@ func FromCluster(c *lloom.Cluster, self string) Config {
 	return cfg
 }
 
-// FabricFromCluster gives the inventory options for node self's fabric
-// links: the discovery links observed from self, and every other node's
-// fabric address (fabricAddress, else backendHost) as a candidate peer.
-func FabricFromCluster(c *lloom.Cluster, self string) ([]inventory.Link, []inventory.FabricPeer) {
-	var links []inventory.Link
-	if c.Discovery != nil {
-		for _, l := range c.Discovery.Links {
-			if l.NodeID != "" && l.NodeID != self {
-				continue
-			}
-			il := inventory.Link{PeerNodeID: l.PeerNodeID, LocalInterface: l.LocalInterface, LocalAddress: l.LocalAddress, PeerAddress: l.PeerAddress}
-			if l.Prefixlen != nil {
-				il.Prefixlen = *l.Prefixlen
-			}
-			links = append(links, il)
-		}
-	}
-	ids := make([]string, 0, len(c.Nodes))
-	for id := range c.Nodes {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	var peers []inventory.FabricPeer
-	for _, id := range ids {
-		n := c.Nodes[id]
-		if id == self {
-			continue
-		}
-		for _, a := range []string{n.FabricAddress, n.BackendHost} {
-			if a != "" {
-				peers = append(peers, inventory.FabricPeer{NodeID: id, Address: a})
-			}
-		}
-	}
-	return links, peers
-}
-
 // ErrNoKey is returned by NewHandler when the admin key is not configured.
 var ErrNoKey = errors.New("agent: no admin key")
 

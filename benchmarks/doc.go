@@ -1,7 +1,17 @@
-// Package benchmarks will hold the seeded fleet generator and the
-// `poolsolve bench` harness that measures the planner against the greedy
-// baseline and external solvers on fleets from three nodes to hundreds.
+// Package benchmarks measures the planner: a seeded generator of fleet
+// bundles from three nodes to hundreds, the committed fixture suite, and
+// the harness behind `poolsolve bench` that runs the exact solver, the
+// greedy baseline and, when installed, CBC and HiGHS on the same
+// instance, and reports values, proofs and times as a table, JSON or an
+// SVG chart.
 //
-// It is empty for now: the benchmark issue has not been taken yet. The Go
-// benchmarks of the solver itself live next to it, in package solver.
+// Generate writes ordinary fleet bundles (docs/fleet-bundle.md): LLooM's
+// own documents, with placeholder endpoints, so `poolsolve plan --fleet`
+// reads them like any fleet. The harness reads instances through the same
+// fleet and catalog packages as the CLI and checks every plan with the
+// independent evaluator; it does not solve anything itself, and it never
+// edits the pool it is given.
+//
+// Go benchmarks BenchmarkPlan/<nodes>x<variants> run the exact solver on
+// the same sizes; docs/benchmarks.md records the numbers.
 package benchmarks

@@ -75,6 +75,9 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 		Writer:          stdout,
 		ErrWriter:       stderr,
 		HideHelpCommand: true,
+		// --pin RUNTIME=NODE,NODE carries commas of its own; repeat a
+		// flag instead of comma-separating it.
+		DisableSliceFlagSeparator: true,
 		Suggest:         true,
 		// Errors are printed once, by Run, with their exit code; urfave's
 		// own handler would exit the process.
@@ -83,6 +86,12 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 			planCommand(),
 			catalogCommand(),
 			validateCommand(),
+			exportCommand(),
+			checkCommand(),
+			snapshotCommand(),
+			inventoryCommand(),
+			serveCommand(),
+			benchCommand(),
 		},
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &exitError{ExitBadInput, err}

@@ -25,6 +25,8 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "inventory", Usage: "a poolsolve inventory v1, as `[NODE=]FILE` (repeatable)", TakesFile: true, Category: cat},
 		&cli.StringSliceFlag{Name: "benchmarks", Usage: "a benchmark-suite v1 `FILE` (repeatable)", TakesFile: true, Category: cat},
 		&cli.StringSliceFlag{Name: "recipes", Usage: "a recipe v1 `FILE` (repeatable)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "gateway", Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
+		&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
 	}
 }
 
@@ -41,6 +43,12 @@ func poolFlags() []cli.Flag {
 
 // loadInputs reads the fleet from --fleet or from the separate flags.
 func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
+	if c.String("gateway") != "" {
+		return loadLive(c)
+	}
+	if c.IsSet("api-key-env") {
+		return nil, badInput("--api-key-env names the key for --gateway; give --gateway URL too")
+	}
 	bundle := c.String("fleet")
 	separate := []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes"}
 	if bundle != "" {
@@ -137,6 +145,7 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 	if err != nil {
 		return nil, nil, inputErr(err)
 	}
+	cat.Notes = append(cat.Notes, liveNotes(c)...)
 	return in, cat, nil
 }
 

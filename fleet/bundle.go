@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -51,64 +52,64 @@ type bundleReader struct {
 	in   *Inputs
 }
 
-func (b *bundleReader) fail(v *span, path, format string, args ...any) error {
+func (b *bundleReader) fail(v *jsonpos.Value, path, format string, args ...any) error {
 	e := &lloom.InputError{File: b.file, Path: path, Msg: fmt.Sprintf(format, args...)}
 	if v != nil {
-		e.Line, e.Col = position(b.data, v.start)
+		e.Line, e.Col = jsonpos.Position(b.data, v.Start)
 	}
 	return e
 }
 
 // object checks that v is an object whose keys are all in known.
-func (b *bundleReader) object(v *span, path, what string, known []string) error {
-	if v.kind != '{' {
-		return b.fail(v, path, "expected %s, got %s", what, describeSpan(v))
+func (b *bundleReader) object(v *jsonpos.Value, path, what string, known []string) error {
+	if v.Kind != jsonpos.Object {
+		return b.fail(v, path, "expected %s, got %s", what, v.Describe())
 	}
 	if known == nil {
 		return nil
 	}
-	for _, m := range v.obj {
-		if !slices.Contains(known, m.key) {
-			return b.fail(m.val, path, "unknown key %q (known: %s)", m.key, strings.Join(known, ", "))
+	for _, m := range v.Members {
+		if !slices.Contains(known, m.Key) {
+			return b.fail(m.Value, path, "unknown key %q (known: %s)", m.Key, strings.Join(known, ", "))
 		}
 	}
 	return nil
 }
 
 // sub hands the bytes of v to read and moves its error into the bundle.
-func (b *bundleReader) sub(v *span, at string, read func(data []byte) error) error {
-	sub := v.bytes(b.data)
-	return rebase(read(sub), b.file, at, b.data, v.start, sub)
+func (b *bundleReader) sub(v *jsonpos.Value, at string, read func(data []byte) error) error {
+	sub := v.Bytes(b.data)
+	return rebase(read(sub), b.file, at, b.data, v.Start, sub)
 }
 
 func (b *bundleReader) src(at string) Source { return Source{File: b.file, Path: at} }
 
 // present returns the member k unless it is absent or null.
-func present(doc *span, k string) *span {
-	v := doc.get(k)
-	if v == nil || v.kind == '0' {
+func present(doc *jsonpos.Value, k string) *jsonpos.Value {
+	v := doc.Get(k)
+	if v == nil || v.Kind == jsonpos.Null {
 		return nil
 	}
 	return v
 }
 
-func (b *bundleReader) read(doc *span) error {
+func (b *bundleReader) read(doc *jsonpos.Value) error {
 	in := b.in
 	t := &tree{style: jsonPaths}
 	if err := b.object(doc, "$", "a fleet bundle object", bundleKeys); err != nil {
 		return err
 	}
-	switch v := doc.get("schema"); {
+	switch v := doc.Get("schema"); {
 	case v == nil:
 		return b.fail(doc, "$.schema", "missing: expected %q", BundleSchema)
-	case v.kind != 's' || v.tok != BundleSchema:
-		return b.fail(v, "$.schema", "expected %q, got %s", BundleSchema, describeSpan(v))
+	case v.Kind != jsonpos.String || v.Text != BundleSchema:
+		return b.fail(v, "$.schema", "expected %q, got %s", BundleSchema, v.Describe())
 	}
 	if v := present(doc, "description"); v != nil {
-		if v.kind != 's' {
-			return b.fail(v, "$.description", "expected a string, got %s", describeSpan(v))
+		if v.Kind != jsonpos.String {
+			return b.fail(v, "$.description", "expected a string, got %s", v.Describe())
 		}
-		in.Description = v.tok.(string)
+		in.Description = v.Text
 	}
 
 	v := present(doc, "config")
@@ -129,25 +130,25 @@ func (b *bundleReader) read(doc *span) error {
 		}
 		in.Profiles = map[string]*lloom.Profile{}
 		in.raw.profiles = map[string]json.RawMessage{}
-		for _, m := range v.members() {
-			at := t.key("$.profiles", m.key)
+		for _, m := range v.Distinct() {
+			at := t.key("$.profiles", m.Key)
 			var p *lloom.Profile
 			var raw json.RawMessage
-			err := b.sub(m.val, at, func(d []byte) (err error) {
-				p, raw, err = readProfile(d, b.file, m.key)
+			err := b.sub(m.Value, at, func(d []byte) (err error) {
+				p, raw, err = readProfile(d, b.file, m.Key)
 				return err
 			})
 			if err != nil {
 				return err
 			}
-			in.Profiles[m.key], in.raw.profiles[m.key] = p, raw
-			in.setSource("profiles/"+m.key, b.src(at))
+			in.Profiles[m.Key], in.raw.profiles[m.Key] = p, raw
+			in.setSource("profiles/"+m.Key, b.src(at))
 		}
 	}
 
 	in.Policy = DefaultPolicy()
 	if v := present(doc, "policy"); v != nil {
-		p, err := decodePolicy(v.toAny(), &tree{file: b.file, style: jsonPaths}, "$.policy")
+		p, err := decodePolicy(v.Any(true), &tree{file: b.file, style: jsonPaths}, "$.policy")
 		if err != nil {
 			return err
 		}
@@ -159,8 +160,8 @@ func (b *bundleReader) read(doc *span) error {
 		if err := b.object(v, "$.nodes", "an object of node reports by node id", nil); err != nil {
 			return err
 		}
-		for _, m := range v.members() {
-			if err := b.node(m.key, m.val, t.key("$.nodes", m.key)); err != nil {
+		for _, m := range v.Distinct() {
+			if err := b.node(m.Key, m.Value, t.key("$.nodes", m.Key)); err != nil {
 				return err
 			}
 		}
@@ -182,10 +183,10 @@ func (b *bundleReader) read(doc *span) error {
 		if v == nil {
 			continue
 		}
-		if v.kind != '[' {
-			return b.fail(v, "$."+list, "expected an array of documents, got %s", describeSpan(v))
+		if v.Kind != jsonpos.Array {
+			return b.fail(v, "$."+list, "expected an array of documents, got %s", v.Describe())
 		}
-		for i, e := range v.arr {
+		for i, e := range v.Elems {
 			at := t.index("$."+list, i)
 			err := b.sub(e, at, func(d []byte) error {
 				if list == "benchmarks" {
@@ -206,7 +207,7 @@ func (b *bundleReader) read(doc *span) error {
 	return nil
 }
 
-func (b *bundleReader) node(id string, v *span, at string) error {
+func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 	if id == "" {
 		return b.fail(v, at, "empty node id")
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -57,17 +58,17 @@ func readConfigPool(data []byte, file string) (ConfigPool, error) {
 	if err != nil {
 		return pool, err
 	}
-	v := doc.get("pool")
-	if v == nil || v.kind == '0' {
+	v := doc.Get("pool")
+	if v == nil || v.Kind == jsonpos.Null {
 		return pool, nil
 	}
 	t := &tree{file: file, style: jsonPaths}
 	at := t.field("$", "pool")
-	if v.kind != '{' {
-		t.failf(at, "expected an object with pins and cordons, got %s", describeSpan(v))
+	if v.Kind != jsonpos.Object {
+		t.failf(at, "expected an object with pins and cordons, got %s", v.Describe())
 		return pool, t.err
 	}
-	t.decode(v.toAny(), at, reflect.ValueOf(&pool).Elem(), fieldTag{})
+	t.decode(v.Any(true), at, reflect.ValueOf(&pool).Elem(), fieldTag{})
 	if t.err != nil {
 		return pool, t.err
 	}
@@ -98,7 +99,7 @@ func readProfile(data []byte, file, name string) (*lloom.Profile, json.RawMessag
 	if err != nil {
 		return nil, nil, err
 	}
-	if n := doc.get("name"); n != nil && n.kind == 's' && p.Name != name {
+	if n := doc.Get("name"); n != nil && n.Kind == jsonpos.String && p.Name != name {
 		return nil, nil, &lloom.InputError{File: file, Path: "$.name", Msg: fmt.Sprintf("profile name %q differs from the name it is given under (%q)", p.Name, name)}
 	}
 	p.Name = name

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -227,24 +228,24 @@ func (in *Inputs) loadCluster(file string) error {
 		return err
 	}
 	at, cluster := "$", doc
-	if c := doc.get("cluster"); c != nil && c.kind == '{' {
+	if c := doc.Get("cluster"); c != nil && c.Kind == jsonpos.Object {
 		at, cluster = "$.cluster", c
 	}
-	nodes := cluster.get("nodes")
-	if nodes == nil || nodes.kind != '{' {
+	nodes := cluster.Get("nodes")
+	if nodes == nil || nodes.Kind != jsonpos.Object {
 		return &lloom.InputError{File: file, Path: at, Msg: "expected nodes"}
 	}
 	t := &tree{style: jsonPaths}
-	members := nodes.members()
-	sort.SliceStable(members, func(i, j int) bool { return members[i].key < members[j].key })
+	members := nodes.Distinct()
+	sort.SliceStable(members, func(i, j int) bool { return members[i].Key < members[j].Key })
 	for _, m := range members {
-		nat := t.key(at+".nodes", m.key)
-		sub := m.val.bytes(data)
-		st, raw, err := readStatus(sub, file, m.key)
+		nat := t.key(at+".nodes", m.Key)
+		sub := m.Value.Bytes(data)
+		st, raw, err := readStatus(sub, file, m.Key)
 		if err != nil {
-			return rebase(err, file, nat, data, m.val.start, sub)
+			return rebase(err, file, nat, data, m.Value.Start, sub)
 		}
-		if err := in.addNodePart(m.key, "status", st, raw, Source{File: file, Path: nat}); err != nil {
+		if err := in.addNodePart(m.Key, "status", st, raw, Source{File: file, Path: nat}); err != nil {
 			return err
 		}
 	}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/BurntSushi/toml"
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 )
@@ -190,13 +190,13 @@ func (p *Policy) Settings() model.Settings {
 	}
 }
 
-// LoadPolicy reads a pool.toml file; errors name the file by its base name.
+// LoadPolicy reads a pool.toml file; errors name it as path.
 func LoadPolicy(path string) (*Policy, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParsePolicy(data, filepath.Base(path))
+	return ParsePolicy(data, path)
 }
 
 // ParsePolicy reads pool.toml. It is strict: an unknown key is an error
@@ -211,7 +211,7 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 		if errors.As(err, &pe) {
 			// The byte offset is exact; the parser's line can be one past
 			// an error at a newline.
-			line, col := position(data, pe.Position.Start)
+			line, col := jsonpos.Position(data, pe.Position.Start)
 			return nil, &lloom.InputError{File: file, Line: line, Col: col, Msg: pe.Message}
 		}
 		return nil, &lloom.InputError{File: file, Msg: err.Error()}
@@ -219,6 +219,8 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 	return decodePolicy(doc, &tree{file: file, style: tomlPaths}, "")
 }
 
+// decodePolicy reads a policy from a generic TOML or JSON tree at path,
+// over DefaultPolicy.
 func decodePolicy(doc any, t *tree, path string) (*Policy, error) {
 	p := DefaultPolicy()
 	if doc == nil {

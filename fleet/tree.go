@@ -11,9 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -59,10 +59,7 @@ func (t *tree) field(path, name string) string {
 		}
 		return path + "." + k
 	}
-	if isIdentifier(name) {
-		return path + "." + name
-	}
-	return path + "[" + strconv.Quote(name) + "]"
+	return jsonpos.Field(path, name)
 }
 
 // key spells a map entry: always bracketed in JSON, as lloom spells
@@ -71,10 +68,10 @@ func (t *tree) key(path, k string) string {
 	if t.style == tomlPaths {
 		return t.field(path, k)
 	}
-	return path + "[" + strconv.Quote(k) + "]"
+	return jsonpos.Key(path, k)
 }
 
-func (t *tree) index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
+func (t *tree) index(path string, i int) string { return jsonpos.Index(path, i) }
 
 func (t *tree) failf(path, format string, args ...any) {
 	if t.err == nil {
@@ -369,56 +366,18 @@ func fieldsOf(t reflect.Type) map[string]fieldInfo {
 	return m
 }
 
-// describe names a value for "expected X, got Y" messages.
+// describe names a value for "expected X, got Y" messages, including the
+// values only TOML has.
 func describe(v any) string {
 	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean " + strconv.FormatBool(v)
-	case json.Number:
-		return "number " + shorten(string(v))
 	case int64:
 		return "number " + strconv.FormatInt(v, 10)
-	case float64:
-		return "number " + strconv.FormatFloat(v, 'g', -1, 64)
-	case string:
-		return "string " + strconv.Quote(shorten(v))
-	case []any, []map[string]any:
+	case []map[string]any:
 		return "an array"
-	case map[string]any:
-		return "an object"
 	case time.Time:
 		return "a date or time"
 	}
-	return "a value"
-}
-
-func shorten(s string) string {
-	const n = 40
-	if len(s) <= n {
-		return s
-	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
-}
-
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
+	return jsonpos.Describe(v)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

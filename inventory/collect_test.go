@@ -12,6 +12,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 func fixedNow() time.Time { return time.Date(2026, 11, 29, 14, 8, 3, 0, time.UTC) }
@@ -397,6 +399,31 @@ func TestFabricLinks(t *testing.T) {
 				t.Errorf("notes = %q, want %q", notes, tc.wantNotes)
 			}
 		})
+	}
+}
+
+func TestFabricFromCluster(t *testing.T) {
+	t.Parallel()
+	pl := 24
+	c := &lloom.Cluster{
+		Discovery: &lloom.Discovery{Links: []lloom.Link{
+			{NodeID: "spark-node-01", PeerNodeID: "spark-node-02", LocalInterface: "enp1s0f0np0", LocalAddress: "10.100.192.2", PeerAddress: "10.100.192.1", Prefixlen: &pl},
+			{NodeID: "spark-node-02", PeerNodeID: "spark-node-03", PeerAddress: "10.100.200.1"},
+		}},
+		Nodes: map[string]lloom.ClusterNode{
+			"spark-node-03": {BackendHost: "10.100.196.2"},
+			"spark-node-01": {FabricAddress: "10.100.192.2"},
+			"spark-node-02": {FabricAddress: "10.100.192.1", BackendHost: "192.168.1.12"},
+		},
+	}
+	links, peers := FabricFromCluster(c, "spark-node-01")
+	wantLinks := []Link{{PeerNodeID: "spark-node-02", LocalInterface: "enp1s0f0np0", LocalAddress: "10.100.192.2", PeerAddress: "10.100.192.1", Prefixlen: 24}}
+	if !reflect.DeepEqual(links, wantLinks) {
+		t.Errorf("links = %+v, want only the one observed from spark-node-01: %+v", links, wantLinks)
+	}
+	wantPeers := []FabricPeer{{NodeID: "spark-node-02", Address: "10.100.192.1"}, {NodeID: "spark-node-02", Address: "192.168.1.12"}, {NodeID: "spark-node-03", Address: "10.100.196.2"}}
+	if !reflect.DeepEqual(peers, wantPeers) {
+		t.Errorf("peers = %+v, want %+v", peers, wantPeers)
 	}
 }
 

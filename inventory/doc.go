@@ -6,10 +6,10 @@
 // that name the file and the JSON path; docs/inventory-json.md describes
 // every field.
 //
-// The package only holds the format. The probes that collect an inventory
-// on a machine arrive with their own issue; until then inventories are
-// written by hand or by other tools and handed to poolsolve inside a fleet
-// bundle or as separate files (see package fleet). It does not normalise
-// values (arch spellings such as "12.1a" are catalog's business) and does
-// not talk to gateways.
+// Collect (and Collector, which caches) takes an inventory of the local
+// machine through probes of the operating system, nvidia-smi, Docker and
+// the model roots. Inventories reach the planner inside a fleet bundle, as
+// separate files (see package fleet), or in a node status served by
+// package agent. The package does not normalise values (arch spellings such
+// as "12.1a" are catalog's business) and does not talk to gateways.
 package inventory

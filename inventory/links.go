@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"sort"
+
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 // fabricNet is the NVIDIA Sync fabric range: LLooM's discovery only
@@ -119,4 +121,41 @@ func fabricLinks(self string, configured []Link, peers []FabricPeer, addrs []Int
 		return a.PeerAddress < b.PeerAddress
 	})
 	return links, notes
+}
+
+// FabricFromCluster gives the inventory options for node self's fabric
+// links: the discovery links observed from self, and every other node's
+// fabric address (fabricAddress, else backendHost) as a candidate peer.
+func FabricFromCluster(c *lloom.Cluster, self string) ([]Link, []FabricPeer) {
+	var links []Link
+	if c.Discovery != nil {
+		for _, l := range c.Discovery.Links {
+			if l.NodeID != "" && l.NodeID != self {
+				continue
+			}
+			il := Link{PeerNodeID: l.PeerNodeID, LocalInterface: l.LocalInterface, LocalAddress: l.LocalAddress, PeerAddress: l.PeerAddress}
+			if l.Prefixlen != nil {
+				il.Prefixlen = *l.Prefixlen
+			}
+			links = append(links, il)
+		}
+	}
+	ids := make([]string, 0, len(c.Nodes))
+	for id := range c.Nodes {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	var peers []FabricPeer
+	for _, id := range ids {
+		n := c.Nodes[id]
+		if id == self {
+			continue
+		}
+		for _, a := range []string{n.FabricAddress, n.BackendHost} {
+			if a != "" {
+				peers = append(peers, FabricPeer{NodeID: id, Address: a})
+			}
+		}
+	}
+	return links, peers
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -51,6 +52,9 @@ func ParseNvidiaSMI(out []byte) ([]GPU, error) {
 		i, err := strconv.Atoi(strings.TrimSpace(idx))
 		if err != nil || i < 0 || i >= 1<<16 {
 			return nil, fmt.Errorf("inventory: nvidia-smi line %d: bad index %q", n+1, clip(idx))
+		}
+		if slices.ContainsFunc(gpus, func(g GPU) bool { return g.Index == i }) {
+			return nil, fmt.Errorf("inventory: nvidia-smi line %d: GPU index %d repeated", n+1, i)
 		}
 		g := GPU{Index: i, Name: strings.TrimSpace(name)}
 		if g.MemoryMiB, err = parseMiB(mem); err != nil {

@@ -76,7 +76,7 @@ func (OS) Command(ctx context.Context, name string, args ...string) ([]byte, err
 		return nil, ctx.Err()
 	}
 	if err != nil {
-		if msg := firstLine(stderr.String()); msg != "" {
+		if msg := firstLine(stderr.buf.String()); msg != "" {
 			return nil, fmt.Errorf("%w: %s", err, msg)
 		}
 		return nil, err
@@ -84,7 +84,7 @@ func (OS) Command(ctx context.Context, name string, args ...string) ([]byte, err
 	if stdout.cut {
 		return nil, fmt.Errorf("output over %d bytes", maxCommandOutput)
 	}
-	return stdout.Bytes(), nil
+	return stdout.buf.Bytes(), nil
 }
 
 // LookPath is exec.LookPath.
@@ -149,27 +149,26 @@ func (OS) Getenv(key string) string { return os.Getenv(key) }
 
 // limitedBuffer keeps the first max bytes written and drops the rest, so a
 // runaway command cannot fill memory; it never fails a write, so the
-// command is not killed by a broken pipe mid-answer.
+// command is not killed by a broken pipe mid-answer. The buffer is a field,
+// not embedded: an embedded bytes.Buffer would lend its ReadFrom to
+// io.Copy and bypass the cap.
 type limitedBuffer struct {
-	bytes.Buffer
+	buf bytes.Buffer
 	max int
 	cut bool
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room < len(p) {
+	if room := b.max - b.buf.Len(); room < len(p) {
 		b.cut = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.buf.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
 
-// firstLine is the first line of a tool's standard error, shortened, with
-// URLs removed: a tool may print an endpoint with credentials in it
-// (DOCKER_HOST=tcp://user:pass@host), and notes are served to clients.
 func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {

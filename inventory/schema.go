@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -105,7 +105,7 @@ func decodeJSONValue(data []byte, file string) (any, error) {
 		for off < len(data) && strings.ContainsRune(" \t\r\n", rune(data[off])) {
 			off++
 		}
-		line, col := jsonPosition(data, off)
+		line, col := jsonpos.Position(data, off)
 		return nil, &lloom.InputError{File: file, Line: line, Col: col, Msg: "unexpected data after the top-level value"}
 	}
 	return v, nil
@@ -126,14 +126,8 @@ func jsonSyntaxError(data []byte, file string, err error) error {
 			msg = "empty document: expected a JSON object"
 		}
 	}
-	line, col := jsonPosition(data, off)
+	line, col := jsonpos.Position(data, off)
 	return &lloom.InputError{File: file, Line: line, Col: col, Msg: msg}
-}
-
-func jsonPosition(data []byte, off int) (line, col int) {
-	off = max(0, min(off, len(data)))
-	before := data[:off]
-	return 1 + bytes.Count(before, []byte{'\n'}), off - bytes.LastIndexByte(before, '\n')
 }
 
 // schemaWalker checks a decoded JSON value against the schema and keeps the
@@ -173,17 +167,17 @@ func (w *schemaWalker) str(m map[string]any, path, name string, required bool) s
 	v, ok := m[name]
 	if !ok || v == nil {
 		if required {
-			w.failf(jsonField(path, name), "missing: expected a non-empty string")
+			w.failf(jsonpos.Field(path, name), "missing: expected a non-empty string")
 		}
 		return ""
 	}
 	s, ok := v.(string)
 	if !ok {
-		w.failf(jsonField(path, name), "expected a string, got %s", describeJSON(v))
+		w.failf(jsonpos.Field(path, name), "expected a string, got %s", describeJSON(v))
 		return ""
 	}
 	if required && s == "" {
-		w.failf(jsonField(path, name), "must not be empty")
+		w.failf(jsonpos.Field(path, name), "must not be empty")
 	}
 	return s
 }
@@ -193,18 +187,18 @@ func (w *schemaWalker) num(m map[string]any, path, name string, required bool) (
 	v, ok := m[name]
 	if !ok || v == nil {
 		if required {
-			w.failf(jsonField(path, name), "missing: expected a number >= 0")
+			w.failf(jsonpos.Field(path, name), "missing: expected a number >= 0")
 		}
 		return 0, false
 	}
 	n, ok := v.(json.Number)
 	if !ok {
-		w.failf(jsonField(path, name), "expected a number >= 0, got %s", describeJSON(v))
+		w.failf(jsonpos.Field(path, name), "expected a number >= 0, got %s", describeJSON(v))
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(string(n), 64)
 	if err != nil || math.IsInf(f, 0) || f < 0 {
-		w.failf(jsonField(path, name), "expected a number >= 0, got %s", describeJSON(v))
+		w.failf(jsonpos.Field(path, name), "expected a number >= 0, got %s", describeJSON(v))
 		return 0, false
 	}
 	return f, true
@@ -217,14 +211,14 @@ func (w *schemaWalker) strs(m map[string]any, path, name string) []string {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		w.failf(jsonField(path, name), "expected an array of strings, got %s", describeJSON(v))
+		w.failf(jsonpos.Field(path, name), "expected an array of strings, got %s", describeJSON(v))
 		return nil
 	}
 	out := make([]string, 0, len(arr))
 	for i, e := range arr {
 		s, ok := e.(string)
 		if !ok || s == "" {
-			w.failf(jsonIndex(jsonField(path, name), i), "expected a non-empty string, got %s", describeJSON(e))
+			w.failf(jsonpos.Index(jsonpos.Field(path, name), i), "expected a non-empty string, got %s", describeJSON(e))
 			return nil
 		}
 		out = append(out, s)
@@ -239,7 +233,7 @@ func (w *schemaWalker) array(m map[string]any, path, name string) []any {
 	}
 	arr, ok := v.([]any)
 	if !ok {
-		w.failf(jsonField(path, name), "expected an array, got %s", describeJSON(v))
+		w.failf(jsonpos.Field(path, name), "expected an array, got %s", describeJSON(v))
 		return nil
 	}
 	return arr
@@ -255,13 +249,13 @@ func (w *schemaWalker) inventory(v any, path string) *Inventory {
 	inv := &Inventory{}
 	inv.Schema = w.str(m, path, "schema", true)
 	if w.err == nil && inv.Schema != Schema {
-		w.failf(jsonField(path, "schema"), "unsupported schema %q: expected %q", inv.Schema, Schema)
+		w.failf(jsonpos.Field(path, "schema"), "unsupported schema %q: expected %q", inv.Schema, Schema)
 	}
 	inv.NodeID = w.str(m, path, "nodeId", true)
 	if at := w.str(m, path, "collectedAt", false); at != "" {
 		t, err := time.Parse(time.RFC3339Nano, at)
 		if err != nil {
-			w.failf(jsonField(path, "collectedAt"), "expected an RFC 3339 time such as 2026-11-29T14:08:03Z, got %q", at)
+			w.failf(jsonpos.Field(path, "collectedAt"), "expected an RFC 3339 time such as 2026-11-29T14:08:03Z, got %q", at)
 		}
 		inv.CollectedAt = t
 	}
@@ -270,19 +264,19 @@ func (w *schemaWalker) inventory(v any, path string) *Inventory {
 	inv.Accelerators = w.strs(m, path, "accelerators")
 	seen := map[string]bool{}
 	for i, e := range w.array(m, path, "memoryDomains") {
-		p := jsonIndex(jsonField(path, "memoryDomains"), i)
+		p := jsonpos.Index(jsonpos.Field(path, "memoryDomains"), i)
 		d := w.domain(e, p)
 		if w.err != nil {
 			return nil
 		}
 		if seen[d.ID] {
-			w.failf(jsonField(p, "id"), "duplicate memory domain %q", d.ID)
+			w.failf(jsonpos.Field(p, "id"), "duplicate memory domain %q", d.ID)
 		}
 		seen[d.ID] = true
 		inv.MemoryDomains = append(inv.MemoryDomains, d)
 	}
 	for i, e := range w.array(m, path, "modelRoots") {
-		p := jsonIndex(jsonField(path, "modelRoots"), i)
+		p := jsonpos.Index(jsonpos.Field(path, "modelRoots"), i)
 		r := w.object(e, p, "path", "freeGb")
 		if r == nil {
 			return nil
@@ -292,7 +286,7 @@ func (w *schemaWalker) inventory(v any, path string) *Inventory {
 		inv.ModelRoots = append(inv.ModelRoots, root)
 	}
 	for i, e := range w.array(m, path, "cachedWeights") {
-		p := jsonIndex(jsonField(path, "cachedWeights"), i)
+		p := jsonpos.Index(jsonpos.Field(path, "cachedWeights"), i)
 		r := w.object(e, p, "repo", "root", "sizeGb")
 		if r == nil {
 			return nil
@@ -304,7 +298,7 @@ func (w *schemaWalker) inventory(v any, path string) *Inventory {
 	inv.Commands = w.strs(m, path, "commands")
 	inv.DockerImages = w.strs(m, path, "dockerImages")
 	for i, e := range w.array(m, path, "links") {
-		p := jsonIndex(jsonField(path, "links"), i)
+		p := jsonpos.Index(jsonpos.Field(path, "links"), i)
 		r := w.object(e, p, "peerNodeId", "localInterface", "localAddress", "peerAddress", "prefixlen")
 		if r == nil {
 			return nil
@@ -317,12 +311,12 @@ func (w *schemaWalker) inventory(v any, path string) *Inventory {
 		}
 		if n, ok := w.num(r, p, "prefixlen", false); ok {
 			if n != math.Trunc(n) || n > 128 {
-				w.failf(jsonField(p, "prefixlen"), "expected an integer from 0 to 128, got %s", describeJSON(r["prefixlen"]))
+				w.failf(jsonpos.Field(p, "prefixlen"), "expected an integer from 0 to 128, got %s", describeJSON(r["prefixlen"]))
 			}
 			l.Prefixlen = int(n)
 		}
 		if w.err == nil && l.PeerNodeID == inv.NodeID {
-			w.failf(jsonField(p, "peerNodeId"), "a node cannot link to itself (%q)", l.PeerNodeID)
+			w.failf(jsonpos.Field(p, "peerNodeId"), "a node cannot link to itself (%q)", l.PeerNodeID)
 		}
 		inv.Links = append(inv.Links, l)
 	}
@@ -344,7 +338,7 @@ func (w *schemaWalker) domain(v any, path string) Domain {
 		Backend: w.str(m, path, "backend", false),
 	}
 	if w.err == nil && !slices.Contains(DomainKinds, d.Kind) {
-		w.failf(jsonField(path, "kind"), "expected one of %s, got %q", strings.Join(DomainKinds, ", "), d.Kind)
+		w.failf(jsonpos.Field(path, "kind"), "expected one of %s, got %q", strings.Join(DomainKinds, ", "), d.Kind)
 	}
 	d.CapacityGb, _ = w.num(m, path, "capacityGb", true)
 	if f, ok := w.num(m, path, "availableGb", false); ok {
@@ -354,55 +348,11 @@ func (w *schemaWalker) domain(v any, path string) Domain {
 	return d
 }
 
-// describe names a JSON value for "expected X, got Y" messages.
+// describeJSON names a JSON value for "expected X, got Y" messages. Unlike
+// jsonpos.Describe it prints numbers whole, as it always has.
 func describeJSON(v any) string {
-	switch v := v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "boolean " + strconv.FormatBool(v)
-	case json.Number:
-		return "number " + string(v)
-	case string:
-		if len(v) > 40 {
-			cut := 40
-			for cut > 0 && !utf8.RuneStart(v[cut]) {
-				cut--
-			}
-			v = v[:cut] + "…"
-		}
-		return "string " + strconv.Quote(v)
-	case []any:
-		return "an array"
-	case map[string]any:
-		return "an object"
+	if n, ok := v.(json.Number); ok {
+		return "number " + string(n)
 	}
-	return "a value"
-}
-
-// JSON path helpers, spelled like package lloom's: `.name` for plain
-// identifiers, `["key"]` for other names, `[i]` for elements.
-
-func jsonField(path, name string) string {
-	if isJSONIdentifier(name) {
-		return path + "." + name
-	}
-	return path + "[" + strconv.Quote(name) + "]"
-}
-
-func jsonIndex(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func isJSONIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
+	return jsonpos.Describe(v)
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // BenchmarkSuite is a benchmark-suite v1 document (benchmarks/community).
@@ -86,7 +88,7 @@ func ParseBenchmarkSuite(data []byte, file string) (*BenchmarkSuite, error) {
 		return nil, err
 	}
 	if s.SchemaVersion != 0 && s.SchemaVersion != 1 {
-		return nil, &InputError{File: file, Path: field(root, "schemaVersion"), Msg: fmt.Sprintf("expected benchmark-suite schemaVersion 1, got %d", s.SchemaVersion)}
+		return nil, &InputError{File: file, Path: jsonpos.Field(jsonpos.Root, "schemaVersion"), Msg: fmt.Sprintf("expected benchmark-suite schemaVersion 1, got %d", s.SchemaVersion)}
 	}
 	s.File = file
 	return s, nil
@@ -107,19 +109,19 @@ func (s *BenchmarkSuite) Validate() error {
 	p := &problems{file: s.File}
 	ids := map[string]bool{}
 	for i, r := range s.Results {
-		rp := index(field(root, "results"), i)
+		rp := jsonpos.Index(jsonpos.Field(jsonpos.Root, "results"), i)
 		for _, req := range []struct{ name, val string }{
 			{"id", r.ID}, {"recipeId", r.RecipeID}, {"backendId", r.BackendID}, {"model", r.Model},
 		} {
 			if req.val == "" {
-				p.add(field(rp, req.name), "missing")
+				p.add(jsonpos.Field(rp, req.name), "missing")
 			}
 		}
 		if r.ID != "" && ids[r.ID] {
-			p.add(field(rp, "id"), "duplicate result id %q", r.ID)
+			p.add(jsonpos.Field(rp, "id"), "duplicate result id %q", r.ID)
 		}
 		ids[r.ID] = true
-		mp := field(rp, "metrics")
+		mp := jsonpos.Field(rp, "metrics")
 		m := r.Metrics
 		for _, f := range []struct {
 			name string
@@ -134,10 +136,10 @@ func (s *BenchmarkSuite) Validate() error {
 			{"generationSeconds", m.GenerationSeconds},
 			{"imagesPerMinute", m.ImagesPerMinute},
 		} {
-			nonNegativeGb(p, field(mp, f.name), f.v)
+			nonNegativeGb(p, jsonpos.Field(mp, f.name), f.v)
 		}
 		if r.Workload != nil {
-			atLeastOne(p, field(field(rp, "workload"), "concurrency"), r.Workload.Concurrency)
+			atLeastOne(p, jsonpos.Field(jsonpos.Field(rp, "workload"), "concurrency"), r.Workload.Concurrency)
 		}
 	}
 	return p.err()

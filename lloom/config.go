@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"os"
 	"reflect"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // Config is the part of LLooM's config.json that poolsolve reads. Other keys
@@ -127,11 +129,11 @@ type Namespace struct {
 	Bare bool
 }
 
-func (n *Namespace) decodeJSON(d *decoder, v *value, path string) {
+func (n *Namespace) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
 	switch {
-	case v.kind == kindString:
-		*n = Namespace{Name: v.s}
-	case v.kind == kindBool && !v.b:
+	case v.Kind == jsonpos.String:
+		*n = Namespace{Name: v.Text}
+	case v.Kind == jsonpos.Bool && !v.Bool:
 		*n = Namespace{Bare: true}
 	default:
 		d.expected(v, path, "a string or false")
@@ -163,9 +165,9 @@ type ProxyModel struct {
 
 type proxyModelFields ProxyModel
 
-func (m *ProxyModel) decodeJSON(d *decoder, v *value, path string) {
-	if v.kind == kindString {
-		*m = ProxyModel{ID: v.s}
+func (m *ProxyModel) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
+	if v.Kind == jsonpos.String {
+		*m = ProxyModel{ID: v.Text}
 		return
 	}
 	d.decodeStruct(v, path, reflect.ValueOf((*proxyModelFields)(m)).Elem())
@@ -443,11 +445,11 @@ type aliasWire struct {
 	Description       string                  `json:"description"`
 }
 
-func (a *Alias) decodeJSON(d *decoder, v *value, path string) {
-	switch v.kind {
-	case kindString:
-		*a = Alias{Members: []string{v.s}, Direct: true}
-	case kindObject:
+func (a *Alias) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
+	switch v.Kind {
+	case jsonpos.String:
+		*a = Alias{Members: []string{v.Text}, Direct: true}
+	case jsonpos.Object:
 		var set memberSet
 		d.decodeStruct(v, path, reflect.ValueOf(&set).Elem())
 		var w aliasWire
@@ -478,7 +480,7 @@ func (a Alias) MarshalJSON() ([]byte, error) {
 	return json.Marshal(plain(a))
 }
 
-func (p *RouteProfile) decodeJSON(d *decoder, v *value, path string) {
+func (p *RouteProfile) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
 	var set memberSet
 	d.decodeStruct(v, path, reflect.ValueOf(&set).Elem())
 	p.Members, p.OptionalMembers = set.members()

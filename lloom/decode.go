@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // decoder copies a value tree into Go values, following the json struct
@@ -26,7 +28,7 @@ type decoder struct {
 // (an alias that is a string or an object, a namespace that is a string or
 // false, ...).
 type valueDecoder interface {
-	decodeJSON(d *decoder, v *value, path string)
+	decodeJSON(d *decoder, v *jsonpos.Value, path string)
 }
 
 // normalizer is implemented by types that rewrite LLooM's legacy spellings
@@ -38,7 +40,7 @@ type normalizer interface {
 var rawMessageType = reflect.TypeFor[json.RawMessage]()
 
 // decodeDocument parses data and decodes it into out, a pointer.
-func decodeDocument(data []byte, file string, out any) (*value, error) {
+func decodeDocument(data []byte, file string, out any) (*jsonpos.Value, error) {
 	tree, err := parseTree(data, file)
 	if err != nil {
 		return nil, err
@@ -50,28 +52,28 @@ func decodeDocument(data []byte, file string, out any) (*value, error) {
 }
 
 // decodeTree decodes an already parsed tree into out, a pointer.
-func decodeTree(tree *value, data []byte, file string, out any) error {
+func decodeTree(tree *jsonpos.Value, data []byte, file string, out any) error {
 	d := &decoder{file: file, data: data}
-	d.decode(tree, root, reflect.ValueOf(out).Elem())
+	d.decode(tree, jsonpos.Root, reflect.ValueOf(out).Elem())
 	if d.err != nil {
 		return d.err
 	}
 	return nil
 }
 
-func (d *decoder) failf(v *value, path, format string, args ...any) {
+func (d *decoder) failf(v *jsonpos.Value, path, format string, args ...any) {
 	if d.err != nil {
 		return
 	}
-	line, col := position(d.data, v.start)
+	line, col := jsonpos.Position(d.data, v.Start)
 	d.err = &InputError{File: d.file, Path: path, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (d *decoder) expected(v *value, path, what string) {
-	d.failf(v, path, "expected %s, got %s", what, describe(v))
+func (d *decoder) expected(v *jsonpos.Value, path, what string) {
+	d.failf(v, path, "expected %s, got %s", what, v.Describe())
 }
 
-func (d *decoder) decode(v *value, path string, rv reflect.Value) {
+func (d *decoder) decode(v *jsonpos.Value, path string, rv reflect.Value) {
 	if d.err != nil {
 		return
 	}
@@ -81,7 +83,7 @@ func (d *decoder) decode(v *value, path string, rv reflect.Value) {
 			return
 		}
 	}
-	if v.kind == kindNull {
+	if v.Kind == jsonpos.Null {
 		rv.SetZero()
 		return
 	}
@@ -92,69 +94,69 @@ func (d *decoder) decode(v *value, path string, rv reflect.Value) {
 		}
 		d.decode(v, path, rv.Elem())
 	case reflect.String:
-		if v.kind != kindString {
+		if v.Kind != jsonpos.String {
 			d.expected(v, path, "a string")
 			return
 		}
-		rv.SetString(v.s)
+		rv.SetString(v.Text)
 	case reflect.Bool:
-		if v.kind != kindBool {
+		if v.Kind != jsonpos.Bool {
 			d.expected(v, path, "true or false")
 			return
 		}
-		rv.SetBool(v.b)
+		rv.SetBool(v.Bool)
 	case reflect.Float64:
-		if v.kind != kindNumber {
+		if v.Kind != jsonpos.Number {
 			d.expected(v, path, "a number")
 			return
 		}
-		f, err := strconv.ParseFloat(v.s, 64)
+		f, err := strconv.ParseFloat(v.Text, 64)
 		if err != nil {
-			d.failf(v, path, "number %s is out of range", shorten(v.s))
+			d.failf(v, path, "number %s is out of range", jsonpos.Shorten(v.Text))
 			return
 		}
 		rv.SetFloat(f)
 	case reflect.Int, reflect.Int64:
-		if v.kind != kindNumber {
+		if v.Kind != jsonpos.Number {
 			d.expected(v, path, "an integer")
 			return
 		}
-		n, ok := parseInt(v.s)
+		n, ok := parseInt(v.Text)
 		if !ok || rv.OverflowInt(n) {
-			d.failf(v, path, "expected an integer, got %s", describe(v))
+			d.failf(v, path, "expected an integer, got %s", v.Describe())
 			return
 		}
 		rv.SetInt(n)
 	case reflect.Slice:
 		if rv.Type() == rawMessageType {
-			rv.SetBytes(v.raw(d.data))
+			rv.SetBytes(raw(v, d.data))
 			return
 		}
-		if v.kind != kindArray {
+		if v.Kind != jsonpos.Array {
 			d.expected(v, path, "an array")
 			return
 		}
-		s := reflect.MakeSlice(rv.Type(), len(v.arr), len(v.arr))
-		for i, e := range v.arr {
-			d.decode(e, index(path, i), s.Index(i))
+		s := reflect.MakeSlice(rv.Type(), len(v.Elems), len(v.Elems))
+		for i, e := range v.Elems {
+			d.decode(e, jsonpos.Index(path, i), s.Index(i))
 		}
 		rv.Set(s)
 	case reflect.Map:
-		if v.kind != kindObject {
+		if v.Kind != jsonpos.Object {
 			d.expected(v, path, "an object")
 			return
 		}
 		if rv.IsNil() {
-			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(v.obj)))
+			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(v.Members)))
 		}
-		for _, m := range v.obj {
-			k := reflect.ValueOf(m.key).Convert(rv.Type().Key())
-			if m.val.kind == kindNull {
+		for _, m := range v.Members {
+			k := reflect.ValueOf(m.Key).Convert(rv.Type().Key())
+			if m.Value.Kind == jsonpos.Null {
 				rv.SetMapIndex(k, reflect.Value{})
 				continue
 			}
 			e := reflect.New(rv.Type().Elem()).Elem()
-			d.decode(m.val, key(path, m.key), e)
+			d.decode(m.Value, jsonpos.Key(path, m.Key), e)
 			rv.SetMapIndex(k, e)
 		}
 	case reflect.Struct:
@@ -164,7 +166,7 @@ func (d *decoder) decode(v *value, path string, rv reflect.Value) {
 			d.failf(v, path, "internal error: cannot decode into %s", rv.Type())
 			return
 		}
-		rv.Set(reflect.ValueOf(v.toAny()))
+		rv.Set(reflect.ValueOf(v.Any(false)))
 	default:
 		d.failf(v, path, "internal error: cannot decode into %s", rv.Type())
 	}
@@ -172,18 +174,18 @@ func (d *decoder) decode(v *value, path string, rv reflect.Value) {
 
 // decodeStruct decodes an object into a struct, without looking for a
 // valueDecoder on the struct itself (hooks call it on their own fields).
-func (d *decoder) decodeStruct(v *value, path string, rv reflect.Value) {
+func (d *decoder) decodeStruct(v *jsonpos.Value, path string, rv reflect.Value) {
 	if d.err != nil {
 		return
 	}
-	if v.kind != kindObject {
+	if v.Kind != jsonpos.Object {
 		d.expected(v, path, "an object")
 		return
 	}
 	info := structFields(rv.Type())
-	for _, m := range v.obj {
-		if i, ok := info.byName[m.key]; ok {
-			d.decode(m.val, field(path, m.key), rv.Field(i))
+	for _, m := range v.Members {
+		if i, ok := info.byName[m.Key]; ok {
+			d.decode(m.Value, jsonpos.Field(path, m.Key), rv.Field(i))
 			continue
 		}
 		if info.rest >= 0 {
@@ -191,7 +193,7 @@ func (d *decoder) decodeStruct(v *value, path string, rv reflect.Value) {
 			if rest.IsNil() {
 				rest.Set(reflect.MakeMap(rest.Type()))
 			}
-			rest.SetMapIndex(reflect.ValueOf(m.key), reflect.ValueOf(m.val.toAny()))
+			rest.SetMapIndex(reflect.ValueOf(m.Key), reflect.ValueOf(m.Value.Any(false)))
 		}
 	}
 	if d.err == nil && rv.CanAddr() {

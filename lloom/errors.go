@@ -2,7 +2,6 @@ package lloom
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 )
 
@@ -113,35 +112,4 @@ func (p *problems) err() error {
 		return nil
 	}
 	return p.list
-}
-
-// JSON path helpers. Object fields that are plain identifiers use `.name`,
-// map keys and other names use `["key"]`, array elements use `[i]`.
-
-const root = "$"
-
-func field(path, name string) string {
-	if isIdentifier(name) {
-		return path + "." + name
-	}
-	return key(path, name)
-}
-
-func key(path, k string) string { return path + "[" + strconv.Quote(k) + "]" }
-
-func index(path string, i int) string { return path + "[" + strconv.Itoa(i) + "]" }
-
-func isIdentifier(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i, r := range s {
-		switch {
-		case r == '_' || r == '$' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z':
-		case i > 0 && r >= '0' && r <= '9':
-		default:
-			return false
-		}
-	}
-	return true
 }

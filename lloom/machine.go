@@ -6,6 +6,8 @@ import (
 	"math"
 	"os"
 	"slices"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // MachineProfile is a machine-profile v1 document: what LLooM detected
@@ -146,13 +148,13 @@ func ParseMachineProfile(data []byte, file string) (*MachineProfile, error) {
 		return nil, err
 	}
 	if p.SchemaVersion != 1 {
-		return nil, &InputError{File: file, Path: field(root, "schemaVersion"), Msg: fmt.Sprintf("expected machine-profile schemaVersion 1, got %d", p.SchemaVersion)}
+		return nil, &InputError{File: file, Path: jsonpos.Field(jsonpos.Root, "schemaVersion"), Msg: fmt.Sprintf("expected machine-profile schemaVersion 1, got %d", p.SchemaVersion)}
 	}
 	if p.PlatformID == "" && p.Platform != "" && p.Arch != "" {
 		p.PlatformID = p.Platform + "-" + p.Arch
 	}
 	if p.PlatformID == "" {
-		return nil, &InputError{File: file, Path: field(root, "platformId"), Msg: "missing (and no platform and arch to derive it from)"}
+		return nil, &InputError{File: file, Path: jsonpos.Field(jsonpos.Root, "platformId"), Msg: "missing (and no platform and arch to derive it from)"}
 	}
 	return p, nil
 }

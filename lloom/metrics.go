@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"os"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // MetricsKind says which metrics document a file is.
@@ -159,20 +161,20 @@ func DetectMetricsKind(data []byte) (MetricsKind, error) {
 	return metricsKind(tree, "")
 }
 
-func metricsKind(tree *value, file string) (MetricsKind, error) {
+func metricsKind(tree *jsonpos.Value, file string) (MetricsKind, error) {
 	if g := gatewayError(tree, file); g != nil {
 		return "", g
 	}
-	if m := tree.get("metrics"); m != nil && m.kind == kindObject && tree.get("version") != nil {
+	if m := tree.Get("metrics"); m != nil && m.Kind == jsonpos.Object && tree.Get("version") != nil {
 		return MetricsHistory, nil
 	}
-	if o := tree.get("object"); o != nil && o.kind == kindString && o.s == "gateway.metrics" {
+	if o := tree.Get("object"); o != nil && o.Kind == jsonpos.String && o.Text == "gateway.metrics" {
 		return MetricsSnapshot, nil
 	}
-	if tree.get("totals") != nil || tree.get("generatedAt") != nil {
+	if tree.Get("totals") != nil || tree.Get("generatedAt") != nil {
 		return MetricsSnapshot, nil
 	}
-	return "", &InputError{File: file, Path: root, Msg: "not a metrics document: expected a /gateway/metrics answer or a metrics history file"}
+	return "", &InputError{File: file, Path: jsonpos.Root, Msg: "not a metrics document: expected a /gateway/metrics answer or a metrics history file"}
 }
 
 // ParseMetrics reads a `/gateway/metrics` answer or a metrics history file
@@ -203,7 +205,7 @@ func ParseMetrics(data []byte, file string) (*Metrics, error) {
 			return nil, err
 		}
 		if w.Version != 1 {
-			return nil, &InputError{File: file, Path: field(root, "version"), Msg: fmt.Sprintf("expected metrics history version 1, got %d", w.Version)}
+			return nil, &InputError{File: file, Path: jsonpos.Field(jsonpos.Root, "version"), Msg: fmt.Sprintf("expected metrics history version 1, got %d", w.Version)}
 		}
 		m.CreatedAt, m.UpdatedAt = w.CreatedAt, w.UpdatedAt
 		mw := w.Metrics

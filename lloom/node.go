@@ -3,6 +3,8 @@ package lloom
 import (
 	"encoding/json"
 	"os"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // NodeStatus is one node as `GET /gateway/node` reports it (the `node`
@@ -183,26 +185,26 @@ type ClusterStatus struct {
 // gatewayError recognises the error envelope {"error": {...}}. A node's own
 // `error` is a string next to its id, so only an object, or a string with
 // no document around it, counts.
-func gatewayError(tree *value, file string) *GatewayError {
-	e := tree.get("error")
+func gatewayError(tree *jsonpos.Value, file string) *GatewayError {
+	e := tree.Get("error")
 	if e == nil {
 		return nil
 	}
 	switch {
-	case e.kind == kindObject:
+	case e.Kind == jsonpos.Object:
 		g := &GatewayError{File: file}
-		if v := e.get("message"); v != nil && v.kind == kindString {
-			g.Message = v.s
+		if v := e.Get("message"); v != nil && v.Kind == jsonpos.String {
+			g.Message = v.Text
 		}
-		if v := e.get("type"); v != nil && v.kind == kindString {
-			g.Type = v.s
+		if v := e.Get("type"); v != nil && v.Kind == jsonpos.String {
+			g.Type = v.Text
 		}
-		if v := e.get("code"); v != nil && (v.kind == kindString || v.kind == kindNumber) {
-			g.Code = v.s
+		if v := e.Get("code"); v != nil && (v.Kind == jsonpos.String || v.Kind == jsonpos.Number) {
+			g.Code = v.Text
 		}
 		return g
-	case e.kind == kindString && tree.get("id") == nil && tree.get("node") == nil && tree.get("cluster") == nil:
-		return &GatewayError{File: file, Message: e.s}
+	case e.Kind == jsonpos.String && tree.Get("id") == nil && tree.Get("node") == nil && tree.Get("cluster") == nil:
+		return &GatewayError{File: file, Message: e.Text}
 	}
 	return nil
 }
@@ -223,7 +225,7 @@ func ParseNodeStatus(data []byte, file string) (*NodeStatus, error) {
 		Node      *NodeStatus     `json:"node"`
 		Inventory json.RawMessage `json:"inventory"`
 	}
-	if n := tree.get("node"); n != nil && n.kind == kindObject {
+	if n := tree.Get("node"); n != nil && n.Kind == jsonpos.Object {
 		if err := decodeTree(tree, data, file, &env); err != nil {
 			return nil, err
 		}
@@ -232,8 +234,8 @@ func ParseNodeStatus(data []byte, file string) (*NodeStatus, error) {
 		}
 		return env.Node, nil
 	}
-	if tree.kind != kindObject || tree.get("id") == nil {
-		return nil, &InputError{File: file, Path: root, Msg: "not a /gateway/node answer: expected {\"node\": {...}} or a node object with an id"}
+	if tree.Kind != jsonpos.Object || tree.Get("id") == nil {
+		return nil, &InputError{File: file, Path: jsonpos.Root, Msg: "not a /gateway/node answer: expected {\"node\": {...}} or a node object with an id"}
 	}
 	ns := &NodeStatus{}
 	if err := decodeTree(tree, data, file, ns); err != nil {
@@ -262,7 +264,7 @@ func ParseClusterStatus(data []byte, file string) (*ClusterStatus, error) {
 	if g := gatewayError(tree, file); g != nil {
 		return nil, g
 	}
-	if c := tree.get("cluster"); c != nil && c.kind == kindObject {
+	if c := tree.Get("cluster"); c != nil && c.Kind == jsonpos.Object {
 		var env struct {
 			Cluster *ClusterStatus `json:"cluster"`
 		}
@@ -271,8 +273,8 @@ func ParseClusterStatus(data []byte, file string) (*ClusterStatus, error) {
 		}
 		return env.Cluster, nil
 	}
-	if n := tree.get("nodes"); n == nil || n.kind != kindObject {
-		return nil, &InputError{File: file, Path: root, Msg: "not a /gateway/cluster answer: expected {\"cluster\": {...}} or a cluster object with nodes"}
+	if n := tree.Get("nodes"); n == nil || n.Kind != jsonpos.Object {
+		return nil, &InputError{File: file, Path: jsonpos.Root, Msg: "not a /gateway/cluster answer: expected {\"cluster\": {...}} or a cluster object with nodes"}
 	}
 	cs := &ClusterStatus{}
 	if err := decodeTree(tree, data, file, cs); err != nil {

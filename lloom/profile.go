@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // Residency is a fleet profile's residency value for a runtime.
@@ -112,17 +114,17 @@ func LoadProfile(path string) (*Profile, error) {
 func (p *Profile) Validate(cfg *Config) error {
 	pr := &problems{file: p.File}
 	if !ValidProfileName(p.Name) {
-		pr.add(field(root, "name"), "invalid profile name %q: use 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit", p.Name)
+		pr.add(jsonpos.Field(jsonpos.Root, "name"), "invalid profile name %q: use 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit", p.Name)
 	}
 	for _, k := range sortedKeys(p.Unknown) {
-		pr.add(field(root, k), "unsupported section (allowed: name, description, routes, residency, defaults, defaultsMode)")
+		pr.add(jsonpos.Field(jsonpos.Root, k), "unsupported section (allowed: name, description, routes, residency, defaults, defaultsMode)")
 	}
 	if !oneOf(p.DefaultsMode, "", "merge", "replace") {
-		pr.add(field(root, "defaultsMode"), "expected merge or replace, got %q", p.DefaultsMode)
+		pr.add(jsonpos.Field(jsonpos.Root, "defaultsMode"), "expected merge or replace, got %q", p.DefaultsMode)
 	}
 	for _, k := range sortedKeys(p.Defaults) {
 		if len(p.Defaults[k]) > 500 {
-			pr.add(key(field(root, "defaults"), k), "longer than 500 characters")
+			pr.add(jsonpos.Key(jsonpos.Field(jsonpos.Root, "defaults"), k), "longer than 500 characters")
 		}
 	}
 	var models map[string]bool
@@ -136,7 +138,7 @@ func (p *Profile) Validate(cfg *Config) error {
 	}
 	for _, aliasID := range sortedKeys(p.Routes) {
 		target := p.Routes[aliasID]
-		path := key(field(root, "routes"), aliasID)
+		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "routes"), aliasID)
 		switch {
 		case strings.TrimSpace(aliasID) == "" || len(aliasID) > 200:
 			pr.add(path, "invalid alias id")
@@ -165,7 +167,7 @@ func (p *Profile) Validate(cfg *Config) error {
 		}
 	}
 	for _, runtimeID := range sortedKeys(p.Residency) {
-		path := key(field(root, "residency"), runtimeID)
+		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "residency"), runtimeID)
 		res := p.Residency[runtimeID]
 		if !oneOf(string(res), string(ResidencyAlways), string(ResidencyPreferred), string(ResidencyAuto)) {
 			pr.add(path, "expected always, preferred or auto, got %q", string(res))

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // Recipe is a recipe v1 document: how to run one or more models with one
@@ -121,7 +123,7 @@ func ParseRecipe(data []byte, file string) (*Recipe, error) {
 		return nil, err
 	}
 	if r.SchemaVersion != 0 && r.SchemaVersion != 1 {
-		return nil, &InputError{File: file, Path: field(root, "schemaVersion"), Msg: fmt.Sprintf("expected recipe schemaVersion 1, got %d", r.SchemaVersion)}
+		return nil, &InputError{File: file, Path: jsonpos.Field(jsonpos.Root, "schemaVersion"), Msg: fmt.Sprintf("expected recipe schemaVersion 1, got %d", r.SchemaVersion)}
 	}
 	r.File = file
 	return r, nil
@@ -143,48 +145,48 @@ func LoadRecipe(path string) (*Recipe, error) {
 func (r *Recipe) Validate() error {
 	p := &problems{file: r.File}
 	if r.ID == "" {
-		p.add(field(root, "id"), "missing")
+		p.add(jsonpos.Field(jsonpos.Root, "id"), "missing")
 	}
-	rq := field(root, "requirements")
-	computeArchs(p, field(rq, "computeArchs"), r.Requirements.ComputeArchs)
-	atLeastOne(p, field(rq, "tensorParallel"), r.Requirements.TensorParallel)
-	nonNegativeGb(p, field(rq, "memoryGb"), r.Requirements.MemoryGb)
-	nonNegativeGb(p, field(rq, "diskGb"), r.Requirements.DiskGb)
+	rq := jsonpos.Field(jsonpos.Root, "requirements")
+	computeArchs(p, jsonpos.Field(rq, "computeArchs"), r.Requirements.ComputeArchs)
+	atLeastOne(p, jsonpos.Field(rq, "tensorParallel"), r.Requirements.TensorParallel)
+	nonNegativeGb(p, jsonpos.Field(rq, "memoryGb"), r.Requirements.MemoryGb)
+	nonNegativeGb(p, jsonpos.Field(rq, "diskGb"), r.Requirements.DiskGb)
 	if c := r.Requirements.Cluster; c != nil {
-		cp := field(rq, "cluster")
-		atLeastOne(p, field(cp, "nodes"), c.Nodes)
-		atLeastOne(p, field(cp, "minNodes"), c.MinNodes)
-		atLeastOne(p, field(cp, "maxNodes"), c.MaxNodes)
+		cp := jsonpos.Field(rq, "cluster")
+		atLeastOne(p, jsonpos.Field(cp, "nodes"), c.Nodes)
+		atLeastOne(p, jsonpos.Field(cp, "minNodes"), c.MinNodes)
+		atLeastOne(p, jsonpos.Field(cp, "maxNodes"), c.MaxNodes)
 		if c.MinNodes != nil && c.MaxNodes != nil && *c.MinNodes > *c.MaxNodes {
 			p.add(cp, "minNodes %d is more than maxNodes %d", *c.MinNodes, *c.MaxNodes)
 		}
 	}
 	if len(r.Models) == 0 {
-		p.add(field(root, "models"), "a recipe needs at least one model")
+		p.add(jsonpos.Field(jsonpos.Root, "models"), "a recipe needs at least one model")
 	}
 	for i, m := range r.Models {
-		mp := index(field(root, "models"), i)
+		mp := jsonpos.Index(jsonpos.Field(jsonpos.Root, "models"), i)
 		if m.Role == "" {
-			p.add(field(mp, "role"), "missing")
+			p.add(jsonpos.Field(mp, "role"), "missing")
 		}
 		if m.Model == "" {
-			p.add(field(mp, "model"), "missing")
+			p.add(jsonpos.Field(mp, "model"), "missing")
 		}
 		s := m.Settings
 		if s == nil {
 			continue
 		}
-		sp := field(mp, "settings")
-		atLeastOne(p, field(sp, "maxSequences"), s.MaxSequences)
-		atLeastOne(p, field(sp, "maxActiveRequests"), s.MaxActiveRequests)
-		nonNegativeGb(p, field(sp, "memoryGb"), s.MemoryGb)
+		sp := jsonpos.Field(mp, "settings")
+		atLeastOne(p, jsonpos.Field(sp, "maxSequences"), s.MaxSequences)
+		atLeastOne(p, jsonpos.Field(sp, "maxActiveRequests"), s.MaxActiveRequests)
+		nonNegativeGb(p, jsonpos.Field(sp, "memoryGb"), s.MemoryGb)
 		if pl := s.Placement; pl != nil {
-			pp := field(sp, "placement")
+			pp := jsonpos.Field(sp, "placement")
 			if !oneOf(pl.Mode, "", ModeReplicated, ModeDistributed) {
-				p.add(field(pp, "mode"), "expected replicated or distributed, got %q", pl.Mode)
+				p.add(jsonpos.Field(pp, "mode"), "expected replicated or distributed, got %q", pl.Mode)
 			}
 			for j, mem := range pl.Members {
-				nonNegativeMember(p, index(field(pp, "members"), j), mem.Resources)
+				nonNegativeMember(p, jsonpos.Index(jsonpos.Field(pp, "members"), j), mem.Resources)
 			}
 		}
 	}

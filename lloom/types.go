@@ -6,18 +6,20 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // Version is a version LLooM writes either as a number (recipe `version: 7`)
 // or as a string. It keeps the text as written.
 type Version string
 
-func (ver *Version) decodeJSON(d *decoder, v *value, path string) {
-	switch v.kind {
-	case kindNull:
+func (ver *Version) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
+	switch v.Kind {
+	case jsonpos.Null:
 		*ver = ""
-	case kindString, kindNumber:
-		*ver = Version(v.s)
+	case jsonpos.String, jsonpos.Number:
+		*ver = Version(v.Text)
 	default:
 		d.expected(v, path, "a version string or number")
 	}
@@ -47,20 +49,20 @@ func isNumberLiteral(s string) bool {
 // with a message; other shapes are kept as compact JSON text.
 type Message string
 
-func (m *Message) decodeJSON(d *decoder, v *value, path string) {
-	switch v.kind {
-	case kindNull:
+func (m *Message) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
+	switch v.Kind {
+	case jsonpos.Null:
 		*m = ""
-	case kindString:
-		*m = Message(v.s)
-	case kindObject:
-		if msg := v.get("message"); msg != nil && msg.kind == kindString {
-			*m = Message(msg.s)
+	case jsonpos.String:
+		*m = Message(v.Text)
+	case jsonpos.Object:
+		if msg := v.Get("message"); msg != nil && msg.Kind == jsonpos.String {
+			*m = Message(msg.Text)
 			return
 		}
-		*m = Message(v.raw(d.data))
+		*m = Message(raw(v, d.data))
 	default:
-		*m = Message(v.raw(d.data))
+		*m = Message(raw(v, d.data))
 	}
 }
 
@@ -90,26 +92,26 @@ func uniqueStrings(s []string) []string {
 // numbers and booleans as values and keeps them as text.
 type Env map[string]string
 
-func (e *Env) decodeJSON(d *decoder, v *value, path string) {
-	if v.kind == kindNull {
+func (e *Env) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
+	if v.Kind == jsonpos.Null {
 		*e = nil
 		return
 	}
-	if v.kind != kindObject {
+	if v.Kind != jsonpos.Object {
 		d.expected(v, path, "an object")
 		return
 	}
-	out := make(Env, len(v.obj))
-	for _, m := range v.obj {
-		switch m.val.kind {
-		case kindString, kindNumber:
-			out[m.key] = m.val.s
-		case kindBool:
-			out[m.key] = strconv.FormatBool(m.val.b)
-		case kindNull:
-			delete(out, m.key)
+	out := make(Env, len(v.Members))
+	for _, m := range v.Members {
+		switch m.Value.Kind {
+		case jsonpos.String, jsonpos.Number:
+			out[m.Key] = m.Value.Text
+		case jsonpos.Bool:
+			out[m.Key] = strconv.FormatBool(m.Value.Bool)
+		case jsonpos.Null:
+			delete(out, m.Key)
 		default:
-			d.expected(m.val, key(path, m.key), "a string")
+			d.expected(m.Value, jsonpos.Key(path, m.Key), "a string")
 			return
 		}
 	}

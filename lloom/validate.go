@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // Validate checks the rules LLooM enforces when it loads a config, plus
@@ -73,32 +75,32 @@ func (v *configValidator) node(path, id string) {
 
 func (v *configValidator) cluster() {
 	cl := v.cfg.Cluster
-	path := field(root, "cluster")
+	path := jsonpos.Field(jsonpos.Root, "cluster")
 	if len(cl.Nodes) > 0 {
-		v.node(field(path, "nodeId"), cl.NodeID)
-		v.node(field(path, "leaderNode"), cl.LeaderNode)
-		v.node(field(path, "fleetHeadNode"), cl.FleetHeadNode)
+		v.node(jsonpos.Field(path, "nodeId"), cl.NodeID)
+		v.node(jsonpos.Field(path, "leaderNode"), cl.LeaderNode)
+		v.node(jsonpos.Field(path, "fleetHeadNode"), cl.FleetHeadNode)
 	}
 	for _, id := range sortedKeys(cl.Nodes) {
 		n := cl.Nodes[id]
-		np := key(field(path, "nodes"), id)
+		np := jsonpos.Key(jsonpos.Field(path, "nodes"), id)
 		if n.Endpoint == "" && v.current != "" && id != v.current {
-			v.p.add(field(np, "endpoint"), "missing: every node other than the local one (%s) needs an endpoint", v.current)
+			v.p.add(jsonpos.Field(np, "endpoint"), "missing: every node other than the local one (%s) needs an endpoint", v.current)
 		}
-		rp := field(np, "resources")
+		rp := jsonpos.Field(np, "resources")
 		r := n.Resources
-		nonNegativeGb(v.p, field(rp, "memoryGb"), r.MemoryGb)
-		nonNegativeGb(v.p, field(rp, "reserveMemoryGb"), r.ReserveMemoryGb)
-		nonNegativeGb(v.p, field(rp, "memoryBudgetGb"), r.MemoryBudgetGb)
-		nonNegativeGb(v.p, field(rp, "availableMemoryGb"), r.AvailableMemoryGb)
-		nonNegativeGb(v.p, field(rp, "gpuMemoryGb"), r.GPUMemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(rp, "memoryGb"), r.MemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(rp, "reserveMemoryGb"), r.ReserveMemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(rp, "memoryBudgetGb"), r.MemoryBudgetGb)
+		nonNegativeGb(v.p, jsonpos.Field(rp, "availableMemoryGb"), r.AvailableMemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(rp, "gpuMemoryGb"), r.GPUMemoryGb)
 		if u := r.MaxMemoryUtilization; u != nil && !(*u > 0 && *u <= 1) {
-			v.p.add(field(rp, "maxMemoryUtilization"), "expected a number > 0 and <= 1, got %s", num(*u))
+			v.p.add(jsonpos.Field(rp, "maxMemoryUtilization"), "expected a number > 0 and <= 1, got %s", num(*u))
 		}
 		if n.Proxy != nil {
 			for i, m := range n.Proxy.Models {
 				if m.ID == "" && m.Model == "" {
-					v.p.add(index(field(field(np, "proxy"), "models"), i), "missing id: a proxy model needs id or model")
+					v.p.add(jsonpos.Index(jsonpos.Field(jsonpos.Field(np, "proxy"), "models"), i), "missing id: a proxy model needs id or model")
 				}
 			}
 		}
@@ -110,78 +112,78 @@ func (v *configValidator) runtimes() {
 	groupOf := map[string]string{} // member runtime -> distributed runtime
 	for _, id := range sortedKeys(rts) {
 		rt := rts[id]
-		path := key(field(root, "runtimes"), id)
-		nonNegativeGb(v.p, field(path, "memoryGb"), rt.MemoryGb)
-		nonNegativeGb(v.p, field(path, "gpuMemoryGb"), rt.GPUMemoryGb)
-		nonNegativeGb(v.p, field(path, "estimatedMemoryGb"), rt.EstimatedMemoryGb)
+		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "runtimes"), id)
+		nonNegativeGb(v.p, jsonpos.Field(path, "memoryGb"), rt.MemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(path, "gpuMemoryGb"), rt.GPUMemoryGb)
+		nonNegativeGb(v.p, jsonpos.Field(path, "estimatedMemoryGb"), rt.EstimatedMemoryGb)
 		if rt.Resources != nil {
-			nonNegativeGb(v.p, field(field(path, "resources"), "memoryGb"), rt.Resources.MemoryGb)
-			nonNegativeGb(v.p, field(field(path, "resources"), "gpuMemoryGb"), rt.Resources.GPUMemoryGb)
+			nonNegativeGb(v.p, jsonpos.Field(jsonpos.Field(path, "resources"), "memoryGb"), rt.Resources.MemoryGb)
+			nonNegativeGb(v.p, jsonpos.Field(jsonpos.Field(path, "resources"), "gpuMemoryGb"), rt.Resources.GPUMemoryGb)
 		}
 		if rt.ResourceEstimate != nil {
-			nonNegativeGb(v.p, field(field(path, "resourceEstimate"), "memoryGb"), rt.ResourceEstimate.MemoryGb)
+			nonNegativeGb(v.p, jsonpos.Field(jsonpos.Field(path, "resourceEstimate"), "memoryGb"), rt.ResourceEstimate.MemoryGb)
 		}
 		if rt.KeepWarm && rt.PreferredWarm {
 			v.p.add(path, "keepWarm and preferredWarm are both set; a runtime is either pinned (keepWarm) or preferred")
 		}
 		if !oneOf(rt.Management, "", Managed, External) {
-			v.p.add(field(path, "management"), "expected managed or external, got %q", rt.Management)
+			v.p.add(jsonpos.Field(path, "management"), "expected managed or external, got %q", rt.Management)
 		}
 		if m := rt.Maintenance; m != nil && !oneOf(m.State, "suspended", "resuming") {
-			v.p.add(field(field(path, "maintenance"), "state"), "expected suspended or resuming, got %q", m.State)
+			v.p.add(jsonpos.Field(jsonpos.Field(path, "maintenance"), "state"), "expected suspended or resuming, got %q", m.State)
 		}
 
 		pl := RuntimePlacement(rt, id, v.current)
-		pp := field(path, "placement")
+		pp := jsonpos.Field(path, "placement")
 		if !oneOf(pl.Mode, ModeLocal, ModePinned, ModeReplicated, ModeDistributed) {
-			v.p.add(field(pp, "mode"), "expected local, pinned, replicated or distributed, got %q", pl.Mode)
+			v.p.add(jsonpos.Field(pp, "mode"), "expected local, pinned, replicated or distributed, got %q", pl.Mode)
 		}
 		if pl.Mode != ModeDistributed {
 			if pl.Mode == ModeReplicated && rt.Node == "" && (rt.Placement == nil || rt.Placement.Node == "") {
 				v.p.add(path, "a replicated runtime needs a materialised node (one runtime per node)")
 			}
 			if rt.Node != "" {
-				v.node(field(path, "node"), rt.Node)
+				v.node(jsonpos.Field(path, "node"), rt.Node)
 			} else if rt.Placement != nil && rt.Placement.Node != "" {
-				v.node(field(pp, "node"), rt.Placement.Node)
+				v.node(jsonpos.Field(pp, "node"), rt.Placement.Node)
 			}
 			continue
 		}
-		v.node(field(path, "node"), rt.Node)
+		v.node(jsonpos.Field(path, "node"), rt.Node)
 		members := rt.Placement.Members
 		if len(members) == 0 {
-			v.p.add(field(pp, "members"), "a distributed runtime needs at least one member")
+			v.p.add(jsonpos.Field(pp, "members"), "a distributed runtime needs at least one member")
 		}
 		seen := map[string]bool{}
 		for i, m := range members {
-			mp := index(field(pp, "members"), i)
+			mp := jsonpos.Index(jsonpos.Field(pp, "members"), i)
 			nonNegativeMember(v.p, mp, m.Resources)
 			if m.Node == "" {
-				v.p.add(field(mp, "node"), "missing: every distributed member needs a node")
+				v.p.add(jsonpos.Field(mp, "node"), "missing: every distributed member needs a node")
 			} else {
-				v.node(field(mp, "node"), m.Node)
+				v.node(jsonpos.Field(mp, "node"), m.Node)
 			}
 			switch child, ok := rts[m.Runtime]; {
 			case m.Runtime == "":
-				v.p.add(field(mp, "runtime"), "missing: every distributed member needs a runtime")
+				v.p.add(jsonpos.Field(mp, "runtime"), "missing: every distributed member needs a runtime")
 				continue
 			case m.Runtime == id:
-				v.p.add(field(mp, "runtime"), "runtime %q cannot be a member of itself", id)
+				v.p.add(jsonpos.Field(mp, "runtime"), "runtime %q cannot be a member of itself", id)
 				continue
 			case !ok:
-				v.p.add(field(mp, "runtime"), "unknown runtime %q", m.Runtime)
+				v.p.add(jsonpos.Field(mp, "runtime"), "unknown runtime %q", m.Runtime)
 				continue
 			case child.Placement != nil && child.Placement.Mode == ModeDistributed:
-				v.p.add(field(mp, "runtime"), "member %q is itself distributed; distributed runtimes do not nest", m.Runtime)
+				v.p.add(jsonpos.Field(mp, "runtime"), "member %q is itself distributed; distributed runtimes do not nest", m.Runtime)
 			case child.Node != "" && m.Node != "" && child.Node != m.Node:
-				v.p.add(field(mp, "node"), "member runtime %q runs on %q, not %q", m.Runtime, child.Node, m.Node)
+				v.p.add(jsonpos.Field(mp, "node"), "member runtime %q runs on %q, not %q", m.Runtime, child.Node, m.Node)
 			}
 			if seen[m.Runtime] {
-				v.p.add(field(mp, "runtime"), "duplicate member %q", m.Runtime)
+				v.p.add(jsonpos.Field(mp, "runtime"), "duplicate member %q", m.Runtime)
 			}
 			seen[m.Runtime] = true
 			if other, ok := groupOf[m.Runtime]; ok && other != id {
-				v.p.add(field(mp, "runtime"), "member %q already belongs to distributed runtime %q", m.Runtime, other)
+				v.p.add(jsonpos.Field(mp, "runtime"), "member %q already belongs to distributed runtime %q", m.Runtime, other)
 			} else {
 				groupOf[m.Runtime] = id
 			}
@@ -193,17 +195,17 @@ func (v *configValidator) models() {
 	rts := v.cfg.Runtimes
 	seen := map[string]bool{}
 	for i, m := range v.cfg.Models {
-		path := index(field(root, "models"), i)
+		path := jsonpos.Index(jsonpos.Field(jsonpos.Root, "models"), i)
 		switch {
 		case m.ID == "":
-			v.p.add(field(path, "id"), "missing")
+			v.p.add(jsonpos.Field(path, "id"), "missing")
 		case seen[m.ID]:
-			v.p.add(field(path, "id"), "duplicate model id %q", m.ID)
+			v.p.add(jsonpos.Field(path, "id"), "duplicate model id %q", m.ID)
 		}
 		seen[m.ID] = true
 		if m.Runtime != "" {
 			if _, ok := rts[m.Runtime]; !ok {
-				v.p.add(field(path, "runtime"), "unknown runtime %q", m.Runtime)
+				v.p.add(jsonpos.Field(path, "runtime"), "unknown runtime %q", m.Runtime)
 			}
 		}
 		if len(m.Targets) == 0 {
@@ -211,51 +213,51 @@ func (v *configValidator) models() {
 			case m.Backend == "":
 				v.p.add(path, "missing backend or targets")
 			case !v.backends[m.Backend]:
-				v.p.add(field(path, "backend"), "unknown backend %q", m.Backend)
+				v.p.add(jsonpos.Field(path, "backend"), "unknown backend %q", m.Backend)
 			}
 		}
 		// Only explicit targets here: the single-backend form was checked
 		// above, at its own path.
 		for j, t := range ModelTargets(Model{ID: m.ID, Targets: m.Targets, UpstreamModel: m.UpstreamModel}) {
-			tp := index(field(path, "targets"), j)
+			tp := jsonpos.Index(jsonpos.Field(path, "targets"), j)
 			switch {
 			case t.Backend == "":
-				v.p.add(field(tp, "backend"), "missing")
+				v.p.add(jsonpos.Field(tp, "backend"), "missing")
 			case !v.backends[t.Backend]:
-				v.p.add(field(tp, "backend"), "unknown backend %q", t.Backend)
+				v.p.add(jsonpos.Field(tp, "backend"), "unknown backend %q", t.Backend)
 			}
 			rt, rtOK := rts[t.Runtime]
 			if t.Runtime != "" && !rtOK {
-				v.p.add(field(tp, "runtime"), "unknown runtime %q", t.Runtime)
+				v.p.add(jsonpos.Field(tp, "runtime"), "unknown runtime %q", t.Runtime)
 			}
 			if t.Node != "" {
-				v.node(field(tp, "node"), t.Node)
+				v.node(jsonpos.Field(tp, "node"), t.Node)
 				if rtOK && !IsPlaceholder(t.Node) {
 					if pl := RuntimePlacement(rt, t.Runtime, v.current); pl.Node != "" || len(pl.Nodes) > 0 {
 						if !slices.Contains(pl.Nodes, t.Node) {
-							v.p.add(field(tp, "node"), "node %q is not where runtime %q runs (%s)", t.Node, t.Runtime, strings.Join(pl.Nodes, ", "))
+							v.p.add(jsonpos.Field(tp, "node"), "node %q is not where runtime %q runs (%s)", t.Node, t.Runtime, strings.Join(pl.Nodes, ", "))
 						}
 					}
 				}
 			}
 		}
 		if m.Pool != nil {
-			v.pool(field(path, "pool"), m.Pool)
+			v.pool(jsonpos.Field(path, "pool"), m.Pool)
 		}
 	}
 }
 
 func (v *configValidator) pool(path string, p *ModelPool) {
 	for i, n := range p.Nodes {
-		v.node(index(field(path, "nodes"), i), n)
+		v.node(jsonpos.Index(jsonpos.Field(path, "nodes"), i), n)
 	}
-	atLeastOne(v.p, field(path, "tensorParallel"), p.TensorParallel)
-	atLeastOne(v.p, field(path, "maxSequences"), p.MaxSequences)
-	nonNegativeGb(v.p, field(path, "memoryGbPerNode"), p.MemoryGbPerNode)
-	nonNegativeGb(v.p, field(path, "loadTimeMs"), p.LoadTimeMs)
-	computeArchs(v.p, field(path, "computeArchs"), p.ComputeArchs)
+	atLeastOne(v.p, jsonpos.Field(path, "tensorParallel"), p.TensorParallel)
+	atLeastOne(v.p, jsonpos.Field(path, "maxSequences"), p.MaxSequences)
+	nonNegativeGb(v.p, jsonpos.Field(path, "memoryGbPerNode"), p.MemoryGbPerNode)
+	nonNegativeGb(v.p, jsonpos.Field(path, "loadTimeMs"), p.LoadTimeMs)
+	computeArchs(v.p, jsonpos.Field(path, "computeArchs"), p.ComputeArchs)
 	if !oneOf(p.Management, "", Managed, External) {
-		v.p.add(field(path, "management"), "expected managed or external, got %q", p.Management)
+		v.p.add(jsonpos.Field(path, "management"), "expected managed or external, got %q", p.Management)
 	}
 }
 
@@ -268,36 +270,36 @@ func (v *configValidator) known(id string) bool {
 func (v *configValidator) aliases() {
 	for _, id := range sortedKeys(v.cfg.Aliases) {
 		a := v.cfg.Aliases[id]
-		path := key(field(root, "aliases"), id)
-		mp := field(path, "members")
+		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "aliases"), id)
+		mp := jsonpos.Field(path, "members")
 		if len(a.Members) == 0 {
 			v.p.add(mp, "an alias needs at least one member")
 		}
 		for i, m := range a.Members {
 			switch {
 			case strings.TrimSpace(m) == "":
-				v.p.add(index(mp, i), "empty member id")
+				v.p.add(jsonpos.Index(mp, i), "empty member id")
 			case slices.Index(a.Members, m) < i:
-				v.p.add(index(mp, i), "duplicate member %q", m)
+				v.p.add(jsonpos.Index(mp, i), "duplicate member %q", m)
 			case !v.known(m) && !slices.Contains(a.OptionalMembers, m):
-				v.p.add(index(mp, i), "unknown model or alias %q", m)
+				v.p.add(jsonpos.Index(mp, i), "unknown model or alias %q", m)
 			}
 		}
 		for i, m := range a.OptionalMembers {
 			if !slices.Contains(a.Members, m) {
-				v.p.add(index(field(path, "optionalMembers"), i), "optional member %q is not one of members", m)
+				v.p.add(jsonpos.Index(jsonpos.Field(path, "optionalMembers"), i), "optional member %q is not one of members", m)
 			}
 		}
 		for i, m := range a.SuspendedMembers {
 			if !slices.Contains(a.Members, m) {
-				v.p.add(index(field(path, "suspendedMembers"), i), "suspended member %q is not one of members", m)
+				v.p.add(jsonpos.Index(jsonpos.Field(path, "suspendedMembers"), i), "suspended member %q is not one of members", m)
 			}
 		}
 		if !oneOf(a.Strategy, "", "ordered", "fastest") {
-			v.p.add(field(path, "strategy"), "expected ordered or fastest, got %q", a.Strategy)
+			v.p.add(jsonpos.Field(path, "strategy"), "expected ordered or fastest, got %q", a.Strategy)
 		}
 		if !oneOf(a.PerformanceMetric, "", "completion", "first-token") {
-			v.p.add(field(path, "performanceMetric"), "expected completion or first-token, got %q", a.PerformanceMetric)
+			v.p.add(jsonpos.Field(path, "performanceMetric"), "expected completion or first-token, got %q", a.PerformanceMetric)
 		}
 		v.routeProfiles(path, id, a)
 		if kinds := v.kinds(id, nil); len(kinds) > 1 {
@@ -308,10 +310,10 @@ func (v *configValidator) aliases() {
 }
 
 func (v *configValidator) routeProfiles(path, id string, a Alias) {
-	rp := field(path, "routeProfiles")
+	rp := jsonpos.Field(path, "routeProfiles")
 	if a.RouteProfiles == nil {
 		if a.ActiveRoute != "" {
-			v.p.add(field(path, "activeRoute"), "activeRoute %q needs routeProfiles", a.ActiveRoute)
+			v.p.add(jsonpos.Field(path, "activeRoute"), "activeRoute %q needs routeProfiles", a.ActiveRoute)
 		}
 		return
 	}
@@ -321,24 +323,24 @@ func (v *configValidator) routeProfiles(path, id string, a Alias) {
 	active, ok := a.RouteProfiles[a.ActiveRoute]
 	switch {
 	case a.ActiveRoute == "":
-		v.p.add(field(path, "activeRoute"), "missing: an alias with routeProfiles must name its active route")
+		v.p.add(jsonpos.Field(path, "activeRoute"), "missing: an alias with routeProfiles must name its active route")
 	case !ok:
-		v.p.add(field(path, "activeRoute"), "%q is not one of the alias's route profiles (%s)", a.ActiveRoute, strings.Join(sortedKeys(a.RouteProfiles), ", "))
+		v.p.add(jsonpos.Field(path, "activeRoute"), "%q is not one of the alias's route profiles (%s)", a.ActiveRoute, strings.Join(sortedKeys(a.RouteProfiles), ", "))
 	case !slices.Equal(a.Members, active.Members):
-		v.p.add(field(path, "members"), "members must equal those of the active route profile %q", a.ActiveRoute)
+		v.p.add(jsonpos.Field(path, "members"), "members must equal those of the active route profile %q", a.ActiveRoute)
 	}
 	for _, name := range sortedKeys(a.RouteProfiles) {
 		prof := a.RouteProfiles[name]
-		pp := field(key(rp, name), "members")
+		pp := jsonpos.Field(jsonpos.Key(rp, name), "members")
 		if len(prof.Members) == 0 {
 			v.p.add(pp, "a route profile needs at least one member")
 		}
 		for i, m := range prof.Members {
 			switch {
 			case slices.Index(prof.Members, m) < i:
-				v.p.add(index(pp, i), "duplicate member %q", m)
+				v.p.add(jsonpos.Index(pp, i), "duplicate member %q", m)
 			case !v.known(m):
-				v.p.add(index(pp, i), "unknown model or alias %q", m)
+				v.p.add(jsonpos.Index(pp, i), "unknown model or alias %q", m)
 			}
 		}
 		if kinds := v.kinds(id, prof.Members); len(kinds) > 1 {
@@ -401,7 +403,7 @@ func (v *configValidator) aliasCycles() {
 				text := strings.Join(append(cycle, cycle[0]), " -> ")
 				if !reported[text] {
 					reported[text] = true
-					v.p.add(field(key(field(root, "aliases"), cycle[0]), "members"), "alias cycle: %s", text)
+					v.p.add(jsonpos.Field(jsonpos.Key(jsonpos.Field(jsonpos.Root, "aliases"), cycle[0]), "members"), "alias cycle: %s", text)
 				}
 			}
 		}
@@ -420,24 +422,24 @@ func (v *configValidator) policy() {
 	if pol == nil {
 		return
 	}
-	path := field(root, "runtimePolicy")
+	path := jsonpos.Field(jsonpos.Root, "runtimePolicy")
 	if u := pol.MaxMemoryUtilization; u != nil && !(*u > 0 && *u < 1) {
-		v.p.add(field(path, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
+		v.p.add(jsonpos.Field(path, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
 	}
-	positive(v.p, field(path, "reserveMemoryGb"), pol.ReserveMemoryGb)
-	positive(v.p, field(path, "memoryBudgetGb"), pol.MemoryBudgetGb)
-	nonNegativeGb(v.p, field(path, "preferredWarmIdleMs"), pol.PreferredWarmIdleMs)
+	positive(v.p, jsonpos.Field(path, "reserveMemoryGb"), pol.ReserveMemoryGb)
+	positive(v.p, jsonpos.Field(path, "memoryBudgetGb"), pol.MemoryBudgetGb)
+	nonNegativeGb(v.p, jsonpos.Field(path, "preferredWarmIdleMs"), pol.PreferredWarmIdleMs)
 	if ms := pol.MemorySafety; ms != nil {
-		sp := field(path, "memorySafety")
+		sp := jsonpos.Field(path, "memorySafety")
 		if !oneOf(ms.Mode, "", "enforce", "yolo") {
-			v.p.add(field(sp, "mode"), "expected enforce or yolo, got %q", ms.Mode)
+			v.p.add(jsonpos.Field(sp, "mode"), "expected enforce or yolo, got %q", ms.Mode)
 		}
-		positive(v.p, field(sp, "minAvailableMemoryGb"), ms.MinAvailableMemoryGb)
+		positive(v.p, jsonpos.Field(sp, "minAvailableMemoryGb"), ms.MinAvailableMemoryGb)
 		if u := ms.MaxMemoryUtilization; u != nil && !(*u > 0 && *u < 1) {
-			v.p.add(field(sp, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
+			v.p.add(jsonpos.Field(sp, "maxMemoryUtilization"), "expected a number > 0 and < 1, got %s", num(*u))
 		}
 		if ms := ms.PollIntervalMs; ms != nil && !(*ms >= 50 && *ms <= 1000) {
-			v.p.add(field(sp, "pollIntervalMs"), "expected a number from 50 to 1000, got %s", num(*ms))
+			v.p.add(jsonpos.Field(sp, "pollIntervalMs"), "expected a number from 50 to 1000, got %s", num(*ms))
 		}
 	}
 }
@@ -466,14 +468,14 @@ func nonNegativeMember(p *problems, path string, r *MemoryResources) {
 	if r == nil {
 		return
 	}
-	nonNegativeGb(p, field(field(path, "resources"), "memoryGb"), r.MemoryGb)
-	nonNegativeGb(p, field(field(path, "resources"), "gpuMemoryGb"), r.GPUMemoryGb)
+	nonNegativeGb(p, jsonpos.Field(jsonpos.Field(path, "resources"), "memoryGb"), r.MemoryGb)
+	nonNegativeGb(p, jsonpos.Field(jsonpos.Field(path, "resources"), "gpuMemoryGb"), r.GPUMemoryGb)
 }
 
 func computeArchs(p *problems, path string, archs []string) {
 	for i, a := range archs {
 		if NormalizeArch(a) == "" {
-			p.add(index(path, i), "unknown compute arch %q (expected e.g. sm_121, 12.1a or apple-metal)", a)
+			p.add(jsonpos.Index(path, i), "unknown compute arch %q (expected e.g. sm_121, 12.1a or apple-metal)", a)
 		}
 	}
 }

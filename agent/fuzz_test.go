@@ -1,0 +1,72 @@
+package agent
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func FuzzNodeURL(f *testing.F) {
+	for _, s := range []string{"http://10.100.192.2:8100", "https://gw.example/prefix/", "${SPARK}", "http://u:p@h", "http://h/a?b=c#d", "ftp://h", "http://[::1]:1"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, endpoint string) {
+		got, err := nodeURL(endpoint, true)
+		if err != nil {
+			return
+		}
+		u, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("nodeURL(%q) = %q, which does not parse: %v", endpoint, got, err)
+		}
+		if u.User != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasSuffix(u.Path, "/gateway/node") || u.RawQuery != "inventory=1" {
+			t.Fatalf("nodeURL(%q) = %q", endpoint, got)
+		}
+	})
+}
+
+// answer is a transport that returns one canned response, so the fuzzer
+// reaches the decoding path without a network.
+type answer struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+func (a answer) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{
+		StatusCode: a.status, Header: http.Header{"Content-Type": {a.ctype}},
+		Body: io.NopCloser(bytes.NewReader(a.body)), Request: r,
+	}, nil
+}
+
+// FuzzRemoteAnswer feeds arbitrary peer answers to the cluster view: it
+// must always answer, report the peer, and never echo a key.
+func FuzzRemoteAnswer(f *testing.F) {
+	f.Add(200, "application/json", []byte(`{"ok":true,"node":{"id":"b","reachable":true}}`))
+	f.Add(200, "application/json", []byte(`{"ok":true,"node":{"id":"b","inventory":{"schema":"poolsolve.inventory/v1","nodeId":"b","notes":["x"]}}}`))
+	f.Add(401, "application/json", []byte(`{"error":{"message":"no","type":"authentication_error","code":"unauthorized"}}`))
+	f.Add(500, "text/plain", []byte("boom http://backend:9000/v1"))
+	f.Add(200, "application/json", []byte(`{"ok":true,"node":{"id":"c"}}`))
+	f.Add(200, "application/json", []byte(`[`))
+	f.Fuzz(func(t *testing.T, status int, ctype string, body []byte) {
+		if status < 100 || status > 999 || bytes.Contains(body, []byte(adminKey)) || bytes.Contains(body, []byte("peer.invalid")) {
+			return // a peer that quotes them itself is not the agent leaking
+		}
+		cfg := newConfig("a", sparkInventory("a"))
+		cfg.Peers = []Peer{{ID: "b", Endpoint: "http://peer.invalid:8100"}}
+		cfg.Transport = answer{status, ctype, body}
+		h := mustHandler(t, cfg)
+		rec := get(h, "GET", "/gateway/cluster?inventory=1", "Bearer "+adminKey)
+		if rec.Code != 200 {
+			t.Fatalf("cluster answer = %d: %s", rec.Code, rec.Body)
+		}
+		out := rec.Body.String()
+		if !strings.Contains(out, `"b":{`) || strings.Contains(out, adminKey) || strings.Contains(out, "peer.invalid") {
+			t.Fatalf("cluster answer lacks peer b or leaks the key or endpoint: %s", out)
+		}
+	})
+}

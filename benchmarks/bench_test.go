@@ -1,0 +1,116 @@
+package benchmarks
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// benchSizes are the sizes of `poolsolve bench`'s default suite; the
+// large ones are skipped with -short.
+var benchSizes = []struct {
+	size  string
+	large bool
+}{
+	{"3x10", false},
+	{"8x20", false},
+	{"24x60-tight", false},
+	{"64x250", true},
+	{"256x1000", true},
+}
+
+var (
+	poolsOnce sync.Once
+	pools     map[string]*model.Pool
+	poolsErr  error
+)
+
+// benchPools generates each size once, seed 1, as the suite does.
+func benchPools(b *testing.B) map[string]*model.Pool {
+	poolsOnce.Do(func() {
+		pools = map[string]*model.Pool{}
+		for _, s := range benchSizes {
+			sz, err := ParseSize(s.size)
+			if err != nil {
+				poolsErr = err
+				return
+			}
+			insts, err := SizeInstances([]Size{sz}, 1)
+			if err != nil {
+				poolsErr = err
+				return
+			}
+			p, err := insts[0].Pool()
+			if err != nil {
+				poolsErr = err
+				return
+			}
+			pools[s.size] = p
+		}
+	})
+	if poolsErr != nil {
+		b.Fatal(poolsErr)
+	}
+	return pools
+}
+
+// BenchmarkPlan runs the exact solver with a 10 s limit, as `poolsolve
+// bench` does, on each size. Besides ns/op it reports the levels proved
+// (of 4), the level-4 gap in percent, the time to the first plan, and the
+// encoding's size.
+func BenchmarkPlan(b *testing.B) {
+	ps := benchPools(b)
+	for _, s := range benchSizes {
+		b.Run(s.size, func(b *testing.B) {
+			if s.large && testing.Short() {
+				b.Skip("large instance; run without -short")
+			}
+			p := ps[s.size]
+			var res *solver.Result
+			for b.Loop() {
+				var err error
+				res, err = solver.Solve(context.Background(), p, solver.Options{TimeLimit: 10 * time.Second, Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			if res.Infeasible {
+				b.Fatal("the generated fleet has no plan")
+			}
+			proved := 0
+			for _, l := range res.Levels {
+				if l.Status == solver.Optimal {
+					proved++
+				}
+			}
+			l4 := res.Levels[3]
+			b.ReportMetric(float64(proved), "levels-proved")
+			b.ReportMetric(100*l4.Gap, "L4-gap-%")
+			b.ReportMetric(float64(res.Stats.TimeToFirst.Microseconds())/1000, "first-ms")
+			b.ReportMetric(float64(res.Stats.Vars), "vars")
+			b.ReportMetric(float64(res.Stats.Clauses), "clauses")
+		})
+	}
+}
+
+// BenchmarkGenerate measures the generator alone.
+func BenchmarkGenerate(b *testing.B) {
+	for _, s := range []string{"24x60-tight", "256x1000"} {
+		b.Run(s, func(b *testing.B) {
+			sz, err := ParseSize(s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sp := sz.Spec(1)
+			for b.Loop() {
+				if _, err := Generate(sp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

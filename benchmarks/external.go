@@ -1,0 +1,405 @@
+package benchmarks
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/export"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// An External is a MIP solver run as a separate program on an exported
+// CPLEX LP file. Package export writes the file; the External only runs
+// the program and reads its answer.
+type External interface {
+	// Name is the solver's name in reports: cbc, highs.
+	Name() string
+	// Ready says why the solver cannot run here, or nil when it can.
+	Ready() error
+	// Version is what the solver says it is, for reports.
+	Version() string
+	// SolveLP minimises the LP file with a relative gap of 0 and a time
+	// limit, and returns the variables set to 1 by their LP names.
+	SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error)
+}
+
+// LPStatus is how an external solve ended.
+type LPStatus string
+
+const (
+	LPOptimal    LPStatus = "optimal"    // proved, gap 0
+	LPTimeLimit  LPStatus = "time-limit" // stopped with an incumbent (or none)
+	LPInfeasible LPStatus = "infeasible"
+)
+
+// LPAnswer is an external solver's answer to one LP file.
+type LPAnswer struct {
+	Status LPStatus
+	// Ones are the LP names of the variables at 1; nil when the solver
+	// found no solution.
+	Ones    []string
+	HasSol  bool
+	Elapsed time.Duration // the solve alone, as measured around it
+}
+
+// CBC runs COIN-OR CBC (`coinor-cbc`): `cbc FILE sec N ratio 0 solve
+// solu OUT`. Its time is the process's wall time.
+type CBC struct {
+	Path string // empty: "cbc" on PATH
+}
+
+func (c CBC) Name() string { return "cbc" }
+
+func (c CBC) bin() string {
+	if c.Path != "" {
+		return c.Path
+	}
+	return "cbc"
+}
+
+func (c CBC) Ready() error {
+	if _, err := exec.LookPath(c.bin()); err != nil {
+		return fmt.Errorf("cbc is not installed (apt-get install coinor-cbc)")
+	}
+	return nil
+}
+
+func (c CBC) Version() string {
+	out, _ := exec.Command(c.bin(), "-quit").CombinedOutput()
+	for _, l := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), "Version:") {
+			return "cbc " + strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "Version:"))
+		}
+	}
+	return "cbc"
+}
+
+func (c CBC) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error) {
+	sol := lpFile + ".cbc.sol"
+	defer os.Remove(sol)
+	secs := strconv.FormatFloat(max(limit.Seconds(), 0.01), 'f', 2, 64)
+	cmd := exec.CommandContext(ctx, c.bin(), lpFile, "sec", secs, "ratio", "0", "allow", "0", "solve", "solu", sol)
+	start := time.Now()
+	out, err := cmd.CombinedOutput()
+	ans := LPAnswer{Elapsed: time.Since(start)}
+	if err != nil && ctx.Err() == nil {
+		return ans, fmt.Errorf("cbc: %v: %s", err, lastLines(out, 3))
+	}
+	ans.Status = LPTimeLimit
+	switch log := string(out); {
+	case strings.Contains(log, "Result - Optimal solution found"):
+		ans.Status = LPOptimal
+	case strings.Contains(log, "Result - Problem proven infeasible"), strings.Contains(log, "Problem is infeasible"):
+		ans.Status = LPInfeasible
+	}
+	data, err := os.ReadFile(sol)
+	if err != nil {
+		return ans, nil // no solution file: no incumbent
+	}
+	ans.Ones, ans.HasSol = parseCBCSolution(data)
+	return ans, nil
+}
+
+// parseCBCSolution reads CBC's `solu` file: a status line, then
+// "index name value cost" for every nonzero column.
+func parseCBCSolution(data []byte) ([]string, bool) {
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	if !sc.Scan() {
+		return nil, false
+	}
+	head := sc.Text()
+	if strings.HasPrefix(head, "Infeasible") || strings.Contains(head, "no solution") {
+		return nil, false
+	}
+	ones := []string{}
+	for sc.Scan() {
+		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "**"))
+		if len(f) < 3 {
+			continue
+		}
+		if v, err := strconv.ParseFloat(f[2], 64); err == nil && v > 0.5 {
+			ones = append(ones, f[1])
+		}
+	}
+	return ones, true
+}
+
+// HiGHS runs the npm package `highs` (HiGHS compiled to WebAssembly)
+// under node: highs.solve(text, {time_limit, mip_rel_gap: 0}). Its time
+// is measured inside node around the solve call, after a warm-up solve of
+// a one-variable program, so node's start-up and the WebAssembly load and
+// compilation are not counted against it.
+type HiGHS struct {
+	// Dir holds node_modules/highs; Install puts it there.
+	Dir string
+}
+
+func (h HiGHS) Name() string { return "highs" }
+
+// module is the package's absolute path: node resolves a relative
+// require against the script's folder, not the working directory.
+func (h HiGHS) module() string {
+	m := filepath.Join(h.Dir, "node_modules", "highs")
+	if abs, err := filepath.Abs(m); err == nil {
+		return abs
+	}
+	return m
+}
+
+func (h HiGHS) Ready() error {
+	if _, err := exec.LookPath("node"); err != nil {
+		return errors.New("highs needs node, which is not installed")
+	}
+	if _, err := os.Stat(filepath.Join(h.module(), "package.json")); err != nil {
+		return fmt.Errorf("the npm package highs is not installed in %s (ask for --solvers highs to install it)", h.Dir)
+	}
+	return nil
+}
+
+func (h HiGHS) Version() string {
+	data, err := os.ReadFile(filepath.Join(h.module(), "package.json"))
+	if err != nil {
+		return "highs"
+	}
+	var pkg struct{ Version string }
+	if json.Unmarshal(data, &pkg) != nil {
+		return "highs"
+	}
+	return "highs (npm) " + pkg.Version
+}
+
+// Install runs `npm install highs` into Dir; Dir should be a folder git
+// ignores (benchmarks/.tools is one).
+func (h HiGHS) Install(ctx context.Context) error {
+	if _, err := exec.LookPath("npm"); err != nil {
+		return errors.New("installing highs needs npm, which is not installed")
+	}
+	if err := os.MkdirAll(h.Dir, 0o755); err != nil {
+		return err
+	}
+	pkg := filepath.Join(h.Dir, "package.json")
+	if _, err := os.Stat(pkg); err != nil {
+		if err := os.WriteFile(pkg, []byte(`{"name":"poolsolve-bench-tools","private":true}`+"\n"), 0o644); err != nil {
+			return err
+		}
+	}
+	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--silent", "highs")
+	cmd.Dir = h.Dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("npm install highs in %s: %v: %s", h.Dir, err, lastLines(out, 5))
+	}
+	return h.Ready()
+}
+
+const highsScript = `const fs = require('fs');
+const load = require(process.argv[2]);
+(async () => {
+  const highs = await load();
+  // A first tiny solve compiles the WebAssembly, so the timed one below
+  // measures HiGHS, not V8's compiler.
+  highs.solve('Minimize\n obj: x\nSubject To\n c: x >= 0\nBinary\n x\nEnd\n', {output_flag: false});
+  const text = fs.readFileSync(process.argv[3], 'utf8');
+  const t0 = performance.now();
+  const r = highs.solve(text, {time_limit: Number(process.argv[4]), mip_rel_gap: 0, output_flag: false});
+  const ms = performance.now() - t0;
+  const ones = [];
+  let sol = false;
+  for (const [name, c] of Object.entries(r.Columns || {})) {
+    if (typeof c.Primal === 'number') sol = true;
+    if (c.Primal > 0.5) ones.push(name);
+  }
+  process.stdout.write(JSON.stringify({status: r.Status, ms, sol, ones}) + '\n');
+})().catch(e => { process.stdout.write(JSON.stringify({error: String(e && e.message || e)}) + '\n'); process.exit(1); });
+`
+
+func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error) {
+	script := filepath.Join(h.Dir, "poolsolve-highs.js")
+	if err := os.WriteFile(script, []byte(highsScript), 0o644); err != nil {
+		return LPAnswer{}, err
+	}
+	secs := strconv.FormatFloat(max(limit.Seconds(), 0.01), 'f', 2, 64)
+	// HiGHS's own time limit stops the search; the context is a backstop
+	// for a hung process.
+	cmd := exec.CommandContext(ctx, "node", "--max-old-space-size=4096", script, h.module(), lpFile, secs)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	start := time.Now()
+	out, err := cmd.Output()
+	wall := time.Since(start)
+	if err != nil && len(bytes.TrimSpace(out)) == 0 {
+		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %v: %s", err, lastLines(stderr.Bytes(), 3))
+	}
+	var r struct {
+		Status string   `json:"status"`
+		MS     float64  `json:"ms"`
+		Sol    bool     `json:"sol"`
+		Ones   []string `json:"ones"`
+		Error  string   `json:"error"`
+	}
+	if jerr := json.Unmarshal(bytes.TrimSpace(lastLines(out, 1)), &r); jerr != nil {
+		if err == nil {
+			err = jerr
+		}
+		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %v", err)
+	}
+	if r.Error != "" {
+		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %s", r.Error)
+	}
+	ans := LPAnswer{Ones: r.Ones, HasSol: r.Sol, Elapsed: time.Duration(r.MS * float64(time.Millisecond))}
+	switch r.Status {
+	case "Optimal":
+		ans.Status = LPOptimal
+	case "Infeasible":
+		ans.Status = LPInfeasible
+	default:
+		ans.Status = LPTimeLimit
+	}
+	return ans, nil
+}
+
+func lastLines(out []byte, n int) []byte {
+	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return bytes.Join(lines, []byte("\n"))
+}
+
+// solveLex solves the pool lexicographically with an external MIP solver,
+// level by level: level i minimised with levels 1..i-1 bounded by the
+// values found before (export --level i --fix ...), as poolsolve does.
+// limit bounds the four solves together. The final plan is decoded from
+// the last answer and judged by the evaluator.
+func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string, limit time.Duration) Run {
+	run := Run{Solver: ext.Name()}
+	var fixes []export.Fix
+	var last export.Values
+	var lastInst *export.Instance
+	left := limit
+	proved := true
+	for lvl := 1; lvl <= 4; lvl++ {
+		if left <= 0 {
+			run.Note = fmt.Sprintf("time limit reached before level %d", lvl)
+			proved = false
+			break
+		}
+		inst, err := export.New(p, export.Options{Level: lvl, Fixes: fixes, Source: name})
+		if err != nil {
+			run.Error = fmt.Sprintf("export level %d: %v", lvl, err)
+			return run
+		}
+		file := filepath.Join(dir, fmt.Sprintf("%s.level%d.lp", safeName(name), lvl))
+		var buf bytes.Buffer
+		if err := inst.WriteLP(&buf); err != nil {
+			run.Error = fmt.Sprintf("write LP: %v", err)
+			return run
+		}
+		if err := os.WriteFile(file, compactLP(buf.Bytes(), inst), 0o644); err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		// The hung-process backstop: the solver's own limit plus slack.
+		sctx, cancel := context.WithTimeout(ctx, left+30*time.Second)
+		ans, err := ext.SolveLP(sctx, file, left)
+		cancel()
+		os.Remove(file)
+		run.Time += ans.Elapsed
+		left -= ans.Elapsed
+		if err != nil {
+			run.Error = err.Error()
+			return run
+		}
+		if ans.Status == LPInfeasible || !ans.HasSol {
+			run.Error = fmt.Sprintf("level %d: %s without a solution", lvl, ans.Status)
+			return run
+		}
+		ones := map[int]bool{}
+		for _, n := range ans.Ones {
+			if v, err := strconv.Atoi(strings.TrimPrefix(n, "x")); err == nil && strings.HasPrefix(n, "x") {
+				ones[v] = true
+			}
+		}
+		val := func(v int) bool { return ones[v] }
+		o := inst.Levels(val)
+		st := "optimal"
+		if ans.Status != LPOptimal {
+			st, proved = "bounded", false
+		}
+		run.Levels[lvl-1] = RunLevel{Value: o[lvl-1], Status: st}
+		if run.TimeToFirst == 0 {
+			run.TimeToFirst = run.Time
+		}
+		fixes = append(fixes, export.Fix{Level: lvl, AtMost: o[lvl-1]})
+		last, lastInst = val, inst
+	}
+	if lastInst == nil {
+		return run
+	}
+	a := lastInst.Assignment(last)
+	rep := eval.Check(p, a)
+	run.Objective = rep.Objective
+	run.Verified = rep.Valid
+	if !rep.Valid {
+		run.Note = "the decoded plan fails the evaluator: " + rep.Err().Error()
+	}
+	if proved {
+		run.Proved, run.TimeToProof = true, run.Time
+	}
+	return run
+}
+
+// compactLP rewrites an exported LP file with short names, variable v as
+// x<v> (export's numbering) and row i as r<i>, and without comments. CBC
+// 2.10 drops every name of an LP file with a name longer than its limit
+// (export writes names up to 128 characters) and then reports columns as
+// x<its own index>, which cannot be mapped back; short names avoid that,
+// and the file shrinks.
+func compactLP(data []byte, in *export.Instance) []byte {
+	var out bytes.Buffer
+	out.Grow(len(data) / 2)
+	row := 0
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if len(line) > 0 && line[0] == '\\' {
+			continue
+		}
+		toks := bytes.Split(line, []byte(" "))
+		for i, t := range toks {
+			if i > 0 {
+				out.WriteByte(' ')
+			}
+			if len(t) > 1 && t[len(t)-1] == ':' && string(t) != "obj:" {
+				fmt.Fprintf(&out, "r%d:", row)
+				row++
+				continue
+			}
+			if v, ok := in.VarByLP(string(t)); ok && len(t) > 0 {
+				fmt.Fprintf(&out, "x%d", v)
+				continue
+			}
+			out.Write(t)
+		}
+		out.WriteByte('\n')
+	}
+	return out.Bytes()
+}
+
+func safeName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}

@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBenchOnASmallSizePrintsARowPerSolver(t *testing.T) {
+	code, out, errOut := run(t, "bench", "--sizes", "3x10", "--solvers", "exact,greedy", "--time-limit", "3s")
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	for _, want := range []string{"time limit 3s", "3x10", "exact", "greedy", "baseline", "verified", "4508 opt"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{"bench: 1 instances, solvers exact,greedy", "[1/1] 3x10 (3x10, 12 placements): exact proved in"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks the progress line %q:\n%s", want, errOut)
+		}
+	}
+}
+
+func TestBenchWritesJSONAndAnSVGChart(t *testing.T) {
+	svg := filepath.Join(t.TempDir(), "bench.svg")
+	code, out, errOut := run(t, "bench", "--sizes", "3x6", "--solvers", "greedy", "--time-limit", "2s", "--format", "json", "--svg", svg, "-q")
+	if code != ExitOK || errOut != "" {
+		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
+	}
+	var doc struct {
+		Schema  string `json:"schema"`
+		Results []struct {
+			Name string `json:"name"`
+			Runs []struct {
+				Solver   string `json:"solver"`
+				Verified bool   `json:"verified"`
+			} `json:"runs"`
+		} `json:"results"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if doc.Schema != "poolsolve.bench/v1" || len(doc.Results) != 1 || doc.Results[0].Name != "3x6" || len(doc.Results[0].Runs) != 2 {
+		t.Fatalf("document %+v", doc)
+	}
+	data, err := os.ReadFile(svg)
+	if err != nil || !strings.HasPrefix(string(data), "<svg ") || !strings.Contains(string(data), "<polyline") {
+		t.Fatalf("SVG %v:\n%.300s", err, data)
+	}
+}
+
+func TestBenchWritesAGeneratedFleetThatPlanReads(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "fleet.json")
+	if code, out, errOut := run(t, "bench", "--sizes", "8x20-tight", "--write-fleet", file); code != ExitOK {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, "plan", "--fleet", file, "--consider-installs", "--time-limit", "2s")
+	if code != ExitOK && code != ExitChanges {
+		t.Fatalf("plan on a generated fleet: exit %d\n%s%s", code, out, errOut)
+	}
+	if !strings.Contains(out, "latency+churn") {
+		t.Errorf("no objective in the plan:\n%s", out)
+	}
+}
+
+func TestBenchReadsASuiteFolder(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("../benchmarks/fixtures/3x10.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "small.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := run(t, "bench", "--suite", dir, "--solvers", "greedy", "--time-limit", "2s", "-q")
+	if code != ExitOK || !strings.Contains(out, "small") {
+		t.Fatalf("exit %d\n%s%s", code, out, errOut)
+	}
+}
+
+func TestBenchRefusesBadFlags(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"a size out of range", []string{"--sizes", "2x10"}, "outside 3..512"},
+		{"a size that is no size", []string{"--sizes", "big"}, "expected NODESxVARIANTS"},
+		{"an unknown solver", []string{"--sizes", "3x10", "--solvers", "exact,gurobi"}, `unknown solver "gurobi"`},
+		{"both a suite and sizes", []string{"--suite", ".", "--sizes", "3x10"}, "not both"},
+		{"a suite folder without bundles", []string{"--suite", t.TempDir()}, "no suite.json and no *.json bundle"},
+		{"a time limit of zero", []string{"--sizes", "3x10", "--time-limit", "0s"}, "positive duration"},
+		{"an unknown format", []string{"--sizes", "3x10", "--format", "csv"}, `--format "csv"`},
+		{"writing a fleet for two sizes", []string{"--sizes", "3x10,3x12", "--write-fleet", "x.json"}, "exactly one size"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := run(t, append([]string{"bench"}, tc.args...)...)
+			if code != ExitBadInput || !strings.Contains(errOut, tc.want) {
+				t.Fatalf("exit %d, want %d with %q; stderr:\n%s\nstdout:\n%s", code, ExitBadInput, tc.want, errOut, out)
+			}
+		})
+	}
+}

@@ -1,0 +1,212 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/export"
+	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+const exportHelp = `Writes the problem poolsolve encodes for the pool, so that another solver can
+solve the same instance and the answers can be compared. docs/export-formats.md
+describes each format with an example.
+
+Formats:
+   opb    pseudo-boolean (PB competition format, >= and = only): minisat+, clasp, sat4j, z3
+   lp     CPLEX LP, a 0/1 MILP: cbc, glpsol, HiGHS
+   wcnf   classic weighted MaxSAT ("p wcnf vars clauses top"): clasp, sat4j, z3, MaxSAT solvers
+   cnf    DIMACS CNF of the hard constraints alone (no objective)
+   json   the linear model: every variable's meaning, every row's name, each level's terms
+
+The objective (opb, lp, wcnf; recorded in json):
+   --level N   minimise level N alone (1 coverage, 2 external-fallback, 3 slo,
+               4 latency+churn). The earlier levels are bounded at the values given
+               with --fix; those not given are taken from poolsolve's own solve
+               (stderr says which, and whether poolsolve proved them optimal).
+   --flatten   minimise all four levels at once, weighted so that one unit of a
+               level outweighs everything below it (the default for opb, lp, wcnf).
+   --fix L1=0,L2=3   bound levels: level <= value (with the optimum, this fixes it).
+
+Pins and cordons are fixed true in every format. Variables keep one number in
+every format (x17 in the OPB is 17 in the CNF and in the JSON), and comment lines
+say what each stands for. The same inputs give the same bytes.
+
+Exit codes:
+   0  the file was written and the instance is feasible
+      (or the feasibility check ran out of time; stderr says so)
+   2  bad flags or input files; nothing was written
+   3  the file was written, but the instance is infeasible: the pins, cordons
+      or --fix bounds admit no plan (stderr says which)
+   4  any other failure (the file could not be written)
+
+Examples:
+   poolsolve export --fleet examples/spark-fleet.json --format opb -o spark.opb
+   poolsolve export --fleet examples/spark-fleet.json --format lp --level 4 -o spark-l4.lp
+   poolsolve export --fleet fleet.json --format lp --level 3 --fix L1=0,L2=0 -o l3.lp
+   poolsolve export --fleet fleet.json --format cnf --cordon spark-node-02 -o hard.cnf
+   cbc spark-l4.lp sec 60 ratio 0 solve solu spark-l4.sol`
+
+func exportCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "export",
+		Usage:       "write the instance poolsolve solves as OPB, LP, WCNF, CNF or JSON, for other solvers",
+		Description: exportHelp,
+		Flags: append(append(inputFlags(), poolFlags()...),
+			&cli.StringFlag{Name: "format", Usage: "`FORMAT`: opb, lp, wcnf, cnf or json (required)"},
+			&cli.IntFlag{Name: "level", Usage: "minimise objective level `N` (1-4) alone", Category: "Objective"},
+			&cli.BoolFlag{Name: "flatten", Usage: "minimise the four levels at once, weighted (default for opb, lp, wcnf)", Category: "Objective"},
+			&cli.StringSliceFlag{Name: "fix", Usage: "bound levels, as `L1=0,L2=3` (level <= value; repeatable)", Category: "Objective"},
+			&cli.DurationFlag{Name: "time-limit", Usage: "time for poolsolve's solve (levels not given with --fix) and for the feasibility check (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", Usage: "seed for poolsolve's solve (default: pool.toml solver.seed)", Category: "Solver"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
+		),
+		OnUsageError: usageError,
+		Action:       runExport,
+	}
+}
+
+// parseFixes reads "L1=0,L2=3" (the L is optional) into fixes.
+func parseFixes(vals []string) ([]export.Fix, error) {
+	var out []export.Fix
+	seen := map[int]bool{}
+	for _, v := range vals {
+		for _, part := range strings.Split(v, ",") {
+			part = strings.TrimSpace(part)
+			if part == "" {
+				continue
+			}
+			l, val, ok := strings.Cut(part, "=")
+			l = strings.TrimPrefix(strings.TrimPrefix(strings.TrimSpace(l), "L"), "l")
+			level, err1 := strconv.Atoi(l)
+			atMost, err2 := strconv.ParseInt(strings.TrimSpace(val), 10, 64)
+			if !ok || err1 != nil || err2 != nil {
+				return nil, badInput("--fix %q: expected L<level>=<value>, e.g. L1=0", part)
+			}
+			if level < 1 || level > 4 {
+				return nil, badInput("--fix %q: levels are 1 to 4", part)
+			}
+			if seen[level] {
+				return nil, badInput("--fix: level %d given twice", level)
+			}
+			seen[level] = true
+			out = append(out, export.Fix{Level: level, AtMost: atMost})
+		}
+	}
+	return out, nil
+}
+
+func runExport(c *cli.Context) error {
+	if !c.IsSet("format") {
+		return badInput("--format is required: opb, lp, wcnf, cnf or json")
+	}
+	format, err := export.ParseFormat(c.String("format"))
+	if err != nil {
+		return badInput("--format %q: expected opb, lp, wcnf, cnf or json", c.String("format"))
+	}
+	level, flatten := c.Int("level"), c.Bool("flatten")
+	switch {
+	case c.IsSet("level") && (level < 1 || level > 4):
+		return badInput("--level %d: levels are 1 to 4", level)
+	case c.IsSet("level") && flatten:
+		return badInput("--level and --flatten exclude each other")
+	case format == export.CNF && (c.IsSet("level") || flatten):
+		return badInput("--format cnf has no objective; bound levels with --fix instead")
+	case c.IsSet("time-limit") && c.Duration("time-limit") <= 0:
+		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	if !c.IsSet("level") && !flatten && (format == export.OPB || format == export.LP || format == export.WCNF) {
+		flatten = true
+	}
+	fixes, err := parseFixes(c.StringSlice("fix"))
+	if err != nil {
+		return err
+	}
+	in, cat, err := buildCatalog(c, nil)
+	if err != nil {
+		return err
+	}
+	sopts := solverOptions(c, in, "exact")
+	stderr := c.App.ErrWriter
+
+	// Earlier levels that --fix leaves open come from poolsolve's solve.
+	var res *solver.Result
+	given := map[int]bool{}
+	for _, f := range fixes {
+		given[f.Level] = true
+	}
+	for l := 1; l < level; l++ {
+		if given[l] {
+			continue
+		}
+		if res == nil {
+			if res, err = solver.Solve(context.Background(), cat.Pool, sopts); err != nil {
+				return errorf("solve: %v", err)
+			}
+		}
+		if res.Infeasible {
+			break
+		}
+		lv := res.Levels[l-1]
+		fixes = append(fixes, export.Fix{Level: l, AtMost: lv.Value})
+		proved := "proved optimal"
+		if lv.Status != solver.Optimal {
+			proved = fmt.Sprintf("%s, not proved optimal (lower bound %d): the file's optimum may beat poolsolve's", lv.Status, lv.LowerBound)
+		}
+		fmt.Fprintf(stderr, "level %d (%s) bounded at %d, poolsolve's value, %s\n", l, model.LevelNames[l-1], lv.Value, proved)
+	}
+
+	opts := export.Options{Level: level, Flatten: flatten, Fixes: fixes, Source: fleetName(c)}
+	inst, err := export.New(cat.Pool, opts)
+	if err != nil {
+		return badInput("%v", err)
+	}
+	var buf bytes.Buffer
+	if err := inst.Write(&buf, format); err != nil {
+		return badInput("%v", err)
+	}
+	out := c.String("output")
+	if out != "" && out != "-" {
+		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
+			return errorf("write %s: %v", out, err)
+		}
+	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
+		return errorf("write: %v", err)
+	}
+	name := out
+	if name == "" || name == "-" {
+		name = "stdout"
+	}
+	sz := inst.Size()
+	fmt.Fprintf(stderr, "wrote %s (%s): %d variables and %d rows in the linear model, %d variables and %d clauses on the CNF side; objective: %s\n",
+		name, format, sz.LinearVars, sz.Rows, sz.CNFVars, sz.Clauses, inst.ObjectiveText())
+
+	if res != nil && res.Infeasible {
+		for _, e := range res.Explanations {
+			fmt.Fprintf(stderr, "  %s: %s\n", e.Subject, e.Reason)
+		}
+		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: the pins and cordons admit no plan (the file is still a valid instance)")}
+	}
+	limit := sopts.TimeLimit
+	switch inst.Feasibility(limit) {
+	case export.Infeasible:
+		why := "the pins and cordons admit no plan"
+		if len(fixes) > 0 {
+			hard, err := export.New(cat.Pool, export.Options{})
+			if err == nil && hard.Feasibility(limit) == export.Feasible {
+				why = "the --fix bounds admit no plan (without them the pool has one)"
+			}
+		}
+		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: %s (the file is still a valid instance)", why)}
+	case export.Unknown:
+		fmt.Fprintf(stderr, "feasibility not decided within %s\n", limit)
+	}
+	return nil
+}

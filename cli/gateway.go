@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/gateway"
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// liveFleetKey is where loadLive leaves the fetched fleet in the app's
+// metadata, for the notes and the snapshot's description.
+const liveFleetKey = "poolsolve.liveFleet"
+
+// liveReplaces are the input flags whose documents the gateway serves.
+var liveReplaces = []string{"fleet", "status", "cluster", "metrics", "machine-profile"}
+
+// loadLive reads the live fleet behind --gateway on top of --config and the
+// other local files (policy, profiles, benchmarks, recipes, inventories).
+func loadLive(c *cli.Context) (*fleet.Inputs, error) {
+	for _, f := range liveReplaces {
+		if c.IsSet(f) {
+			return nil, badInput("--gateway reads node status and metrics from the gateway; do not also give --%s", f)
+		}
+	}
+	if !c.IsSet("config") {
+		return nil, badInput("--gateway needs --config FILE: a gateway does not serve its config")
+	}
+	src := fleet.Sources{
+		Config:      c.String("config"),
+		ProfilesDir: c.String("profiles"),
+		Policy:      c.String("policy"),
+		Benchmarks:  c.StringSlice("benchmarks"),
+		Recipes:     c.StringSlice("recipes"),
+	}
+	var err error
+	if src.Inventory, src.InventoryFiles, err = nodeFiles("inventory", c.StringSlice("inventory"), true); err != nil {
+		return nil, err
+	}
+	base, err := fleet.Load(src)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	key, err := apiKey(c.String("api-key-env"), base.Config)
+	if err != nil {
+		return nil, err
+	}
+	opts := gateway.Options{URL: c.String("gateway"), APIKey: key, Config: base.Config}
+	if base.Policy != nil {
+		opts.MetricsPeriod = base.Policy.Demand.Period
+	}
+	// Only snapshot has the flag; plan and catalog take the default.
+	opts.Timeout = c.Duration("gateway-timeout")
+	fl, err := gateway.Fetch(c.Context, opts)
+	if err != nil {
+		code := ExitFailure
+		if errors.Is(err, gateway.ErrBadURL) || errors.Is(err, gateway.ErrUnauthorized) {
+			code = ExitBadInput
+		}
+		return nil, &exitError{code, err}
+	}
+	for _, p := range fl.Problems {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", fl.Source, p)
+	}
+	in, err := fl.Inputs(base)
+	if err != nil {
+		return nil, inputErr(err)
+	}
+	c.App.Metadata[liveFleetKey] = fl
+	return in, nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// apiKey reads the admin key from the environment variable named by
+// --api-key-env, else by the config's cluster.apiKeyEnv. A variable named
+// on the command line must be set; the config's may be unset, for
+// gateways that take no key. The value is never printed.
+func apiKey(flag string, cfg *lloom.Config) (string, error) {
+	if flag != "" {
+		if !envName.MatchString(flag) {
+			return "", badInput("--api-key-env %q: expected the name of an environment variable", flag)
+		}
+		v := os.Getenv(flag)
+		if v == "" {
+			return "", badInput("--api-key-env %s: the environment variable is unset or empty", flag)
+		}
+		return v, nil
+	}
+	if cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
+		return os.Getenv(cfg.Cluster.APIKeyEnv), nil
+	}
+	return "", nil
+}
+
+// liveFleet is the fleet loadLive fetched in this run, or nil.
+func liveFleet(c *cli.Context) *gateway.Fleet {
+	fl, _ := c.App.Metadata[liveFleetKey].(*gateway.Fleet)
+	return fl
+}
+
+// liveNotes are the lines a plan or catalog of a live fleet adds: the
+// nodes planned from a fallback rather than their inventory.
+func liveNotes(c *cli.Context) []string {
+	if fl := liveFleet(c); fl != nil {
+		return fl.Fallbacks()
+	}
+	return nil
+}

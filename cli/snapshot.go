@@ -1,0 +1,142 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/gateway"
+)
+
+const snapshotHelp = `Captures a live fleet as one fleet bundle (docs/fleet-bundle.md), for offline
+replay and bug reports: the config and every local file given, each node's
+status (with its inventory, or the machine profile an older gateway falls
+back to) and the gateway's metrics. 'poolsolve plan --fleet FILE' on the
+snapshot plans what 'poolsolve plan --gateway URL' planned.
+
+Every secret is removed: API keys (apiKey, bearer tokens, secret-looking
+environment values and launch arguments) become "[redacted]", ${ENV}
+placeholders stay placeholders, and backend URLs, node endpoints and health
+URLs are redacted. The key itself is only ever sent as a bearer header. The
+file is written atomically: readers see the old file or the new one.
+
+A node the gateway cannot reach is kept as {"reachable": false, "error": ...},
+so the replay plans it as unreachable too. docs/gateway.md says what is
+fetched, with which timeouts and fallbacks.
+
+Exit codes:
+   0  the snapshot was written
+   2  bad flags or input files, a bad gateway URL, or a key the gateway refuses
+   4  the gateway answered nothing usable, or the file could not be written
+
+Examples:
+   poolsolve snapshot --gateway http://127.0.0.1:8100 --config config.json -o fleet.json
+   LLOOM_CLUSTER_KEY=... poolsolve snapshot --gateway http://spark-node-01:8100 --config config.json --api-key-env LLOOM_CLUSTER_KEY --policy pool.toml -o fleet.json
+   poolsolve plan --fleet fleet.json`
+
+func snapshotCommand() *cli.Command {
+	return &cli.Command{
+		Name:        "snapshot",
+		Usage:       "capture a live fleet as a fleet bundle, with every secret removed",
+		Description: snapshotHelp,
+		Flags: append(liveInputFlags(),
+			&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "give up on one gateway or node request after `DURATION`", Category: "Inputs"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the bundle to `FILE` (atomically) instead of stdout", TakesFile: true},
+		),
+		OnUsageError: usageError,
+		Action:       runSnapshot,
+	}
+}
+
+// liveInputFlags are the input flags that go with --gateway: the local
+// files a gateway does not serve.
+func liveInputFlags() []cli.Flag {
+	var out []cli.Flag
+	for _, f := range inputFlags() {
+		if !slices.Contains(liveReplaces, f.Names()[0]) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+func runSnapshot(c *cli.Context) error {
+	if c.String("gateway") == "" {
+		return badInput("snapshot reads a live fleet: give --gateway URL and --config FILE")
+	}
+	if c.Duration("gateway-timeout") <= 0 {
+		return badInput("--gateway-timeout %s: expected a positive duration", c.Duration("gateway-timeout"))
+	}
+	in, err := loadInputs(c)
+	if err != nil {
+		return err
+	}
+	fl := liveFleet(c)
+	in.Description = snapshotDescription(fl)
+	data, err := in.Bundle(true)
+	if err != nil {
+		return errorf("write the snapshot: %v", err)
+	}
+	out := c.String("output")
+	if out == "" {
+		if _, err := c.App.Writer.Write(data); err != nil {
+			return errorf("write the snapshot: %v", err)
+		}
+		return nil
+	}
+	if err := fleet.WriteFileAtomic(out, data); err != nil {
+		return errorf("write %s: %v", out, err)
+	}
+	fmt.Fprintf(c.App.ErrWriter, "poolsolve: wrote %s: %s\n", out, snapshotSummary(fl))
+	return nil
+}
+
+// snapshotDescription says where the snapshot came from and what the live
+// run noted, since a replay cannot know: fallbacks and unreachable nodes.
+// It names no URL; the gateway's address stays with the operator.
+func snapshotDescription(fl *gateway.Fleet) string {
+	var b strings.Builder
+	b.WriteString("Snapshot of a live LLooM fleet taken by poolsolve snapshot (" + fl.Mode + " route); secrets and backend URLs removed.")
+	if fb := fl.Fallbacks(); len(fb) > 0 {
+		b.WriteString(" Nodes planned from a fallback: " + strings.Join(fb, "; ") + ".")
+	}
+	if un := fl.Unreachable(); len(un) > 0 {
+		var parts []string
+		for _, id := range sortedIDs(un) {
+			parts = append(parts, id+" ("+un[id]+")")
+		}
+		b.WriteString(" Unreachable: " + strings.Join(parts, "; ") + ".")
+	}
+	if fl.Metrics == nil {
+		b.WriteString(" No metrics: demand is zero.")
+	}
+	return b.String()
+}
+
+func snapshotSummary(fl *gateway.Fleet) string {
+	s := fmt.Sprintf("%d node(s)", len(fl.Nodes))
+	if n := len(fl.Unreachable()); n > 0 {
+		s += fmt.Sprintf(", %d unreachable", n)
+	}
+	if n := len(fl.Fallbacks()); n > 0 {
+		s += fmt.Sprintf(", %d planned from a fallback", n)
+	}
+	if fl.Metrics != nil {
+		s += ", metrics"
+	} else {
+		s += ", no metrics"
+	}
+	return s
+}
+
+func sortedIDs(m map[string]string) []string {
+	ids := make([]string, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
+}

@@ -1,0 +1,563 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/poolsolve/poolsolve/inventory"
+	"github.com/poolsolve/poolsolve/lloom"
+)
+
+// Where a node's status came from (Node.From).
+const (
+	FromCluster = "cluster" // the gateway's /gateway/cluster
+	FromNode    = "node"    // the gateway's /gateway/node (not a cluster)
+	FromDirect  = "direct"  // the node's own endpoint, from the config
+)
+
+// What a node's hardware and memory are planned from (Node.Facts).
+const (
+	FactsInventory = "inventory"
+	FactsProfile   = "profile" // a machine profile: in the status, or from /gateway/profile
+	FactsStatus    = "status"  // status telemetry and the config only
+	FactsNone      = "none"    // unreachable: nothing live
+)
+
+// Fleet is a live fleet as one gateway and the nodes it could not vouch
+// for answered. Every status is redacted.
+type Fleet struct {
+	// Source names the gateway in messages and in fleet.Inputs sources:
+	// "gateway <URL>".
+	Source string
+	// Mode is FromCluster or FromNode: which route of the gateway answered.
+	Mode string
+	// Nodes by id.
+	Nodes map[string]*Node
+	// Metrics is the /gateway/metrics answer, scrubbed, compact, keys
+	// sorted; nil when the gateway gave none (see Problems).
+	Metrics json.RawMessage
+	// Problems are what could not be fetched without failing the fetch,
+	// one line each, sorted (unreachable nodes are in Nodes instead).
+	Problems []string
+}
+
+// Node is one node of a live fleet.
+type Node struct {
+	ID string
+	// Status is the node's status, redacted. A node that could not be
+	// asked has {id, reachable: false, error}, as a LLooM cluster answer
+	// reports a node it cannot reach.
+	Status *lloom.NodeStatus
+	// Profile is the machine profile from GET /gateway/profile, fetched
+	// when the status had neither inventory nor profile; else nil.
+	Profile    *lloom.MachineProfile
+	profileRaw json.RawMessage
+	// From is FromCluster, FromNode or FromDirect.
+	From string
+	// Facts is FactsInventory, FactsProfile, FactsStatus or FactsNone.
+	Facts string
+	// Fallback says why the node is planned from something other than
+	// its inventory; empty for an inventory or an unreachable node.
+	Fallback string
+	// Unreachable is why the node could not be asked or is reported
+	// unreachable; empty for a reachable node.
+	Unreachable string
+}
+
+// maxParallel bounds how many nodes are asked at once.
+const maxParallel = 8
+
+// Fetch reads the live fleet behind opts.URL. It fails only when the
+// options are bad (ErrBadURL), when the gateway refuses the key
+// (ErrUnauthorized), or when it answers neither /gateway/cluster nor
+// /gateway/node usably; anything else that goes wrong is a node planned as
+// unreachable or a line in Fleet.Problems. It never waits longer than the
+// timeouts allow, and ctx can end it sooner.
+func Fetch(ctx context.Context, opts Options) (*Fleet, error) {
+	o, base, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	f := &fetcher{o: o, base: base, c: newClient(o)}
+	f.fleet = &Fleet{Source: "gateway " + base.String(), Nodes: map[string]*Node{}}
+	if err := f.main(ctx); err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	wg.Go(func() { f.metrics(ctx) })
+	f.direct(ctx)
+	f.profiles(ctx)
+	wg.Wait()
+	sort.Strings(f.fleet.Problems)
+	return f.fleet, nil
+}
+
+type fetcher struct {
+	o     Options
+	base  *url.URL
+	c     *client
+	fleet *Fleet
+	// local is the id of the node the gateway itself runs on.
+	local string
+	mu    sync.Mutex // guards fleet.Problems
+}
+
+func (f *fetcher) problem(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fleet.Problems = append(f.fleet.Problems, fmt.Sprintf(format, args...))
+}
+
+// main asks the gateway for the cluster, else for its own node.
+func (f *fetcher) main(ctx context.Context) error {
+	name := f.fleet.Source
+	body, err := f.c.get(ctx, route(f.base, "/gateway/cluster", "inventory=1"), f.o.Timeout)
+	var clusterErr error
+	if err == nil {
+		cs, broken, perr := readCluster(body)
+		switch {
+		case perr != nil:
+			clusterErr = perr
+		case cs.Enabled && len(cs.Nodes)+len(broken) > 0:
+			f.fleet.Mode = FromCluster
+			f.local = cs.NodeID
+			for _, id := range sortedKeys(cs.Nodes) {
+				st := cs.Nodes[id]
+				if st.Local && f.local == "" {
+					f.local = id
+				}
+				f.accept(id, &st, FromCluster)
+			}
+			for id, why := range broken {
+				if !validID(id) {
+					f.problem("%s answered a node with an unusable id (%q); it is left out", FromCluster, clip(id))
+					continue
+				}
+				n := &Node{ID: id, From: FromCluster}
+				n.unreachable(why)
+				f.fleet.Nodes[id] = n
+			}
+			return nil
+		}
+	} else {
+		var he *HTTPError
+		switch {
+		case errors.Is(err, ErrUnauthorized):
+			return fmt.Errorf("%s: %w", name, err)
+		case errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed):
+			// Not a cluster gateway: its node answers for it.
+		default:
+			clusterErr = err
+		}
+	}
+
+	body, err = f.c.get(ctx, route(f.base, "/gateway/node", "inventory=1"), f.o.Timeout)
+	if err != nil {
+		if errors.Is(err, ErrUnauthorized) {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		if clusterErr != nil {
+			return fmt.Errorf("%s: /gateway/cluster: %v; /gateway/node: %v", name, clusterErr, err)
+		}
+		return fmt.Errorf("%s: /gateway/node: %v", name, err)
+	}
+	st, err := lloom.ParseNodeStatus(body, "/gateway/node")
+	if err != nil {
+		err = parseProblem("node status", err)
+		if clusterErr != nil {
+			return fmt.Errorf("%s: /gateway/cluster: %v; /gateway/node: %v", name, clusterErr, err)
+		}
+		return fmt.Errorf("%s: /gateway/node: %v", name, err)
+	}
+	if clusterErr != nil {
+		f.problem("/gateway/cluster: %v; read the gateway's own node instead", clusterErr)
+	}
+	id := st.ID
+	if id == "" && f.o.Config != nil {
+		id = f.o.Config.CurrentNodeID("")
+	}
+	if id == "" {
+		return fmt.Errorf("%s: its /gateway/node answer names no node, and the config's cluster.nodeId does not either", name)
+	}
+	f.fleet.Mode, f.local = FromNode, id
+	st.Reachable = true // it answered
+	f.accept(id, st, FromNode)
+	return nil
+}
+
+// readCluster reads a /gateway/cluster answer. When the whole answer does
+// not parse but its envelope does, each node is read on its own: a node
+// whose entry is broken comes back in broken with the reason, and the
+// others are still read.
+func readCluster(body []byte) (*lloom.ClusterStatus, map[string]string, error) {
+	cs, err := lloom.ParseClusterStatus(body, "/gateway/cluster")
+	if err == nil {
+		return cs, nil, nil
+	}
+	var g *lloom.GatewayError
+	if errors.As(err, &g) {
+		return nil, nil, parseProblem("cluster status", err)
+	}
+	type cluster struct {
+		Enabled bool                       `json:"enabled"`
+		NodeID  string                     `json:"nodeId"`
+		Nodes   map[string]json.RawMessage `json:"nodes"`
+	}
+	var env struct {
+		Cluster *cluster `json:"cluster"`
+	}
+	if json.Unmarshal(body, &env) != nil || env.Cluster == nil {
+		var bare cluster
+		if json.Unmarshal(body, &bare) != nil || bare.Nodes == nil {
+			return nil, nil, parseProblem("cluster status", err)
+		}
+		env.Cluster = &bare
+	}
+	c := env.Cluster
+	cs = &lloom.ClusterStatus{Enabled: c.Enabled, NodeID: c.NodeID, Nodes: map[string]lloom.NodeStatus{}}
+	broken := map[string]string{}
+	for id, raw := range c.Nodes {
+		// The envelope form reads a node object whether or not it has an id.
+		st, err := lloom.ParseNodeStatus(append(append([]byte(`{"node":`), raw...), '}'), id)
+		if err != nil {
+			var ie *lloom.InputError
+			if errors.As(err, &ie) {
+				cp := *ie
+				if rest, ok := strings.CutPrefix(cp.Path, "$.node"); ok {
+					cp.Path = "$" + rest
+				}
+				err = &cp
+			}
+			broken[id] = fmt.Sprintf("its entry in the cluster answer is unreadable (%v)", parseProblem("node status", err))
+			continue
+		}
+		cs.Nodes[id] = *st
+	}
+	return cs, broken, nil
+}
+
+// parseProblem words a parse error of a remote answer: LLooM's error
+// envelope by its message, anything else by what was wrong, never by the
+// body.
+func parseProblem(what string, err error) error {
+	var g *lloom.GatewayError
+	if errors.As(err, &g) {
+		return fmt.Errorf("the gateway answered an error instead of its %s: %s", what, clip(scrubURLs(g.Message)))
+	}
+	var ie *lloom.InputError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("answer is not a %s: %s%s", what, clip(scrubURLs(ie.Msg)), pathText(ie.Path))
+	}
+	return fmt.Errorf("answer is not a %s", what)
+}
+
+// inputText is a parse error without the file name, which here would be
+// only the node id again.
+func inputText(err error) string {
+	var ie *lloom.InputError
+	if errors.As(err, &ie) {
+		if ie.Path == "" || ie.Path == "$" {
+			return ie.Msg
+		}
+		return ie.Path + ": " + ie.Msg
+	}
+	return err.Error()
+}
+
+func pathText(p string) string {
+	if p == "" || p == "$" {
+		return ""
+	}
+	return " at " + clip(p)
+}
+
+// accept records one node's status as answered by from.
+func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
+	if !validID(id) {
+		f.problem("%s answered a node with an unusable id (%q); it is left out", from, clip(id))
+		return
+	}
+	st = st.Redacted()
+	n := &Node{ID: id, From: from}
+	f.fleet.Nodes[id] = n
+	if st.ID != "" && st.ID != id {
+		n.unreachable(fmt.Sprintf("its status names another node (%q)", clip(st.ID)))
+		return
+	}
+	st.ID = id
+	n.Status = cleanStatus(st)
+	if !st.Reachable && st.Telemetry == nil {
+		reason := clip(scrubURLs(string(st.Error)))
+		if reason == "" {
+			reason = "the gateway reports it unreachable"
+		}
+		n.Unreachable, n.Facts = reason, FactsNone
+		n.Status.Error = lloom.Message(reason)
+		return
+	}
+	why := "gateway predates inventory"
+	if st.Error != "" {
+		why = clip(scrubURLs(string(st.Error)))
+	}
+	if len(st.Inventory) > 0 {
+		inv, err := inventory.Parse(st.Inventory, id)
+		switch {
+		case err != nil:
+			why = "its inventory is unreadable: " + clip(scrubURLs(inputText(err)))
+		case inv.NodeID != id:
+			why = fmt.Sprintf("its inventory describes node %q", clip(inv.NodeID))
+		default:
+			if raw, err := json.Marshal(inv); err == nil {
+				n.Status.Inventory, n.Facts = raw, FactsInventory
+				return
+			}
+			why = "its inventory cannot be re-encoded"
+		}
+		n.Status.Inventory = nil
+	}
+	if st.Profile != nil {
+		n.Facts, n.Fallback = FactsProfile, "machine profile ("+why+")"
+		return
+	}
+	// profiles() asks /gateway/profile and settles Facts and Fallback.
+	n.Facts, n.Fallback = FactsStatus, why
+}
+
+// validID accepts a node id fit to print and to key a bundle: not empty,
+// not too long, no control characters.
+func validID(id string) bool {
+	if id == "" || len(id) > 256 || !utf8.ValidString(id) {
+		return false
+	}
+	for _, r := range id {
+		if unicode.IsControl(r) {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanStatus drops what a status could still carry of a secret after
+// Redacted: URLs and secret-looking values anywhere in it. The inventory
+// is left to inventory.Parse, whose schema holds no URLs.
+func cleanStatus(st *lloom.NodeStatus) *lloom.NodeStatus {
+	bare := *st
+	bare.Inventory = nil
+	raw, err := json.Marshal(&bare)
+	if err == nil {
+		raw, err = scrubJSON(raw)
+	}
+	var out *lloom.NodeStatus
+	if err == nil {
+		out, err = lloom.ParseNodeStatus(raw, st.ID)
+	}
+	if err != nil {
+		// Not expected for a value lloom just encoded; keep only the
+		// facts that carry no text.
+		out = &lloom.NodeStatus{ID: st.ID, Reachable: st.Reachable, Telemetry: st.Telemetry}
+	}
+	out.Inventory = st.Inventory
+	return out
+}
+
+func (n *Node) unreachable(reason string) {
+	n.Status = &lloom.NodeStatus{ID: n.ID, Reachable: false, Error: lloom.Message(reason)}
+	n.Unreachable, n.Facts, n.Fallback = reason, FactsNone, ""
+}
+
+// direct asks every node the config declares and the gateway did not
+// report, at its own endpoint, in parallel.
+func (f *fetcher) direct(ctx context.Context) {
+	if f.o.Config == nil {
+		return
+	}
+	var ids []string
+	for _, id := range sortedKeys(f.o.Config.Cluster.Nodes) {
+		if _, ok := f.fleet.Nodes[id]; !ok {
+			ids = append(ids, id)
+		}
+	}
+	type result struct {
+		st  *lloom.NodeStatus
+		err error
+	}
+	out := make([]result, len(ids))
+	f.parallel(ctx, len(ids), func(i int) {
+		out[i].st, out[i].err = f.askNode(ctx, ids[i])
+	})
+	for i, id := range ids {
+		if out[i].err != nil {
+			n := &Node{ID: id, From: FromDirect}
+			n.unreachable(out[i].err.Error())
+			f.fleet.Nodes[id] = n
+			continue
+		}
+		out[i].st.Reachable = true // it answered
+		f.accept(id, out[i].st, FromDirect)
+	}
+}
+
+// askNode gets one node's status from its configured endpoint.
+func (f *fetcher) askNode(ctx context.Context, id string) (*lloom.NodeStatus, error) {
+	base, err := f.endpoint(id)
+	if err != nil {
+		return nil, err
+	}
+	body, err := f.c.get(ctx, route(base, "/gateway/node", "inventory=1"), f.o.NodeTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("not in the gateway's answer, and asked directly: %w", err)
+	}
+	st, err := lloom.ParseNodeStatus(body, id)
+	if err != nil {
+		return nil, fmt.Errorf("not in the gateway's answer, and asked directly: %w", parseProblem("node status", err))
+	}
+	return st, nil
+}
+
+// endpoint is node id's base URL from the config.
+func (f *fetcher) endpoint(id string) (*url.URL, error) {
+	ep := f.o.Config.Cluster.Nodes[id].Endpoint
+	if ep == "" || lloom.IsPlaceholder(ep) {
+		return nil, errors.New("not in the gateway's answer, and the config gives no endpoint to ask it directly")
+	}
+	u, err := parseBase(ep)
+	if err != nil {
+		return nil, fmt.Errorf("not in the gateway's answer, and its configured endpoint is unusable (%s)", strings.TrimPrefix(err.Error(), ErrBadURL.Error()+": "))
+	}
+	return u, nil
+}
+
+// profiles asks GET /gateway/profile of every reachable node whose status
+// has neither inventory nor profile: the gateway's for its own node, the
+// node's endpoint for the others.
+func (f *fetcher) profiles(ctx context.Context) {
+	var ids []string
+	for _, id := range sortedKeys(f.fleet.Nodes) {
+		if f.fleet.Nodes[id].Facts == FactsStatus {
+			ids = append(ids, id)
+		}
+	}
+	errs := make([]error, len(ids))
+	f.parallel(ctx, len(ids), func(i int) {
+		errs[i] = f.askProfile(ctx, f.fleet.Nodes[ids[i]])
+	})
+	for i, id := range ids {
+		n := f.fleet.Nodes[id]
+		if errs[i] != nil {
+			n.Fallback = fmt.Sprintf("status telemetry and config only (%s; no machine profile: %v)", n.Fallback, errs[i])
+			continue
+		}
+		n.Facts, n.Fallback = FactsProfile, "machine profile ("+n.Fallback+")"
+	}
+}
+
+func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
+	base, timeout := f.base, f.o.Timeout
+	if n.ID != f.local {
+		if f.o.Config == nil {
+			return errors.New("no config to find its endpoint")
+		}
+		u, err := f.endpoint(n.ID)
+		if err != nil {
+			return errors.New("the config gives no usable endpoint")
+		}
+		base, timeout = u, f.o.NodeTimeout
+	}
+	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), timeout)
+	if err != nil {
+		return err
+	}
+	p, err := lloom.ParseMachineProfile(body, "/gateway/profile")
+	if err != nil {
+		return parseProblem("machine profile", err)
+	}
+	raw, err := scrubJSON(body)
+	if err != nil {
+		return parseProblem("machine profile", err)
+	}
+	n.Profile, n.profileRaw = p, raw
+	return nil
+}
+
+// metrics reads /gateway/metrics; without it demand is zero, which the
+// catalog notes.
+func (f *fetcher) metrics(ctx context.Context) {
+	q := ""
+	if p := f.o.MetricsPeriod; p != "" && p != "all" {
+		q = "period=" + url.QueryEscape(p)
+	}
+	body, err := f.c.get(ctx, route(f.base, "/gateway/metrics", q), f.o.Timeout)
+	if err != nil {
+		f.problem("/gateway/metrics: %v; planning without demand", err)
+		return
+	}
+	raw, err := scrubJSON(body)
+	if err == nil {
+		_, err = lloom.ParseMetrics(raw, "/gateway/metrics")
+	}
+	if err != nil {
+		f.problem("/gateway/metrics: %v; planning without demand", parseProblem("metrics document", err))
+		return
+	}
+	f.fleet.Metrics = raw
+}
+
+// parallel runs do(0..n-1), at most maxParallel at once.
+func (f *fetcher) parallel(ctx context.Context, n int, do func(i int)) {
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, maxParallel)
+	for i := range n {
+		wg.Go(func() {
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+			}
+			do(i)
+		})
+	}
+	wg.Wait()
+}
+
+// Unreachable returns the nodes that could not be asked or are reported
+// unreachable, with the reason: what catalog.Options.Unreachable takes.
+func (fl *Fleet) Unreachable() map[string]string {
+	out := map[string]string{}
+	for id, n := range fl.Nodes {
+		if n.Unreachable != "" {
+			out[id] = n.Unreachable
+		}
+	}
+	return out
+}
+
+// Fallbacks returns one line per node planned from something other than
+// its inventory, sorted by node:
+// "spark-node-02: planned from machine profile (gateway predates inventory)".
+func (fl *Fleet) Fallbacks() []string {
+	var out []string
+	for _, id := range sortedKeys(fl.Nodes) {
+		if n := fl.Nodes[id]; n.Fallback != "" {
+			out = append(out, fmt.Sprintf("%s: planned from %s", id, n.Fallback))
+		}
+	}
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

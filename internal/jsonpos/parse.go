@@ -1,0 +1,216 @@
+package jsonpos
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Kind is the JSON type of a Value.
+type Kind uint8
+
+// The JSON types.
+const (
+	Null Kind = iota
+	Bool
+	Number
+	String
+	Array
+	Object
+)
+
+// Value is one JSON value and where its text is in the input.
+type Value struct {
+	Kind       Kind
+	Start, End int      // byte offsets of the value's first byte and just past its last
+	Bool       bool     // a Bool's value
+	Text       string   // a String's contents, or a Number's literal as written
+	Elems      []*Value // an Array's elements
+	Members    []Member // an Object's members in document order, duplicates kept
+}
+
+// Member is one member of an object.
+type Member struct {
+	Key   string
+	Value *Value
+}
+
+// MaxDepth bounds nesting so that hostile input cannot exhaust the stack.
+const MaxDepth = 512
+
+// Options tune the messages Parse gives to the wording its callers have
+// always used. The zero value is package lloom's wording.
+type Options struct {
+	// Empty is the message for input with no value at all; by default
+	// "empty document: expected a JSON value".
+	Empty string
+	// Truncated is the message for input that ends inside a value; by
+	// default "unexpected end of JSON input".
+	Truncated string
+	// DecoderOffsets places a syntax error one byte before the offset
+	// json.Decoder reports for it. By default the error and its position
+	// come from a check of the whole document instead, because the
+	// decoder's token offsets are not all measured the same way (some
+	// point at the bad byte, some past it, some count from the last
+	// token). Package fleet has always used the decoder's.
+	DecoderOffsets bool
+}
+
+// SyntaxError is input that is not one JSON value, with the position of
+// the problem: a byte offset and the 1-based line and column (in bytes)
+// it falls on.
+type SyntaxError struct {
+	Offset    int
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+
+// Parse reads exactly one JSON value from data; anything but whitespace
+// after it is an error. Errors are *SyntaxError; nesting deeper than
+// MaxDepth is one too.
+func Parse(data []byte, opts Options) (*Value, error) {
+	if opts.Empty == "" {
+		opts.Empty = "empty document: expected a JSON value"
+	}
+	if opts.Truncated == "" {
+		opts.Truncated = "unexpected end of JSON input"
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	p := &parser{dec: dec, data: data, opts: opts}
+	v, err := p.value(0)
+	if err != nil {
+		return nil, err
+	}
+	prev := int(dec.InputOffset())
+	if _, err := dec.Token(); err != io.EOF {
+		if err != nil {
+			return nil, p.syntaxError(err)
+		}
+		return nil, p.errorAt(skipSpace(data, prev), "unexpected data after the top-level value")
+	}
+	return v, nil
+}
+
+type parser struct {
+	dec  *json.Decoder
+	data []byte
+	opts Options
+}
+
+func (p *parser) value(depth int) (*Value, error) {
+	prev := int(p.dec.InputOffset())
+	tok, err := p.dec.Token()
+	if err != nil {
+		if err == io.EOF && depth == 0 {
+			return nil, p.errorAt(len(p.data), p.opts.Empty)
+		}
+		return nil, p.syntaxError(err)
+	}
+	v := &Value{Start: skipSpace(p.data, prev)}
+	switch t := tok.(type) {
+	case nil:
+		v.Kind = Null
+	case bool:
+		v.Kind, v.Bool = Bool, t
+	case json.Number:
+		v.Kind, v.Text = Number, string(t)
+	case string:
+		v.Kind, v.Text = String, t
+	case json.Delim:
+		if depth >= MaxDepth {
+			return nil, p.errorAt(v.Start, fmt.Sprintf("nesting deeper than %d levels", MaxDepth))
+		}
+		switch t {
+		case '{':
+			v.Kind = Object
+			for p.dec.More() {
+				kt, err := p.dec.Token()
+				if err != nil {
+					return nil, p.syntaxError(err)
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, p.errorAt(int(p.dec.InputOffset()), "expected an object key")
+				}
+				mv, err := p.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				v.Members = append(v.Members, Member{Key: k, Value: mv})
+			}
+		case '[':
+			v.Kind = Array
+			for p.dec.More() {
+				ev, err := p.value(depth + 1)
+				if err != nil {
+					return nil, err
+				}
+				v.Elems = append(v.Elems, ev)
+			}
+		default:
+			return nil, p.errorAt(v.Start, fmt.Sprintf("unexpected %q", rune(t)))
+		}
+		// The closing delimiter.
+		if _, err := p.dec.Token(); err != nil {
+			return nil, p.syntaxError(err)
+		}
+	}
+	v.End = int(p.dec.InputOffset())
+	return v, nil
+}
+
+func (p *parser) syntaxError(err error) error {
+	var se *json.SyntaxError
+	if !p.opts.DecoderOffsets {
+		if uerr := json.Unmarshal(p.data, new(any)); errors.As(uerr, &se) {
+			if se.Error() == "unexpected end of JSON input" {
+				return p.errorAt(len(p.data), p.opts.Truncated)
+			}
+			return p.errorAt(int(se.Offset)-1, se.Error())
+		}
+	}
+	switch {
+	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
+		return p.errorAt(len(p.data), p.opts.Truncated)
+	case errors.As(err, &se):
+		off := int(se.Offset)
+		if p.opts.DecoderOffsets {
+			off--
+		}
+		return p.errorAt(off, se.Error())
+	}
+	return p.errorAt(len(p.data), err.Error())
+}
+
+func (p *parser) errorAt(off int, msg string) error {
+	off = max(0, min(off, len(p.data)))
+	line, col := Position(p.data, off)
+	return &SyntaxError{Offset: off, Line: line, Col: col, Msg: msg}
+}
+
+// Position turns a byte offset in data into a 1-based line and column,
+// counting bytes. Offsets outside data are clamped to it.
+func Position(data []byte, off int) (line, col int) {
+	off = max(0, min(off, len(data)))
+	before := data[:off]
+	return 1 + bytes.Count(before, []byte{'\n'}), off - bytes.LastIndexByte(before, '\n')
+}
+
+// skipSpace skips the whitespace and separators json.Decoder leaves before
+// a token, to find where the token starts.
+func skipSpace(data []byte, off int) int {
+	for off < len(data) {
+		switch data[off] {
+		case ' ', '\t', '\r', '\n', ',', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
