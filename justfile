@@ -32,7 +32,7 @@ golden:
 
 # Run every fuzz target for a while (default 10s each).
 fuzz TIME="10s":
-    FUZZTIME={{TIME}} bash .ci/run
+    FUZZ_ALL=1 FUZZTIME={{TIME}} bash .ci/run
 
 # Go benchmarks of the planner, by size.
 bench:

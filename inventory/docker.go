@@ -45,6 +45,13 @@ func ParseDockerImages(out []byte) ([]string, error) {
 		if strings.ContainsAny(line, " \t\"'`$\\") || strings.Contains(tag, "/") {
 			return nil, fmt.Errorf("inventory: docker image ls line %d: not an image reference: %q", i+1, clip(line))
 		}
+		// "<none>" is docker's word for a missing part; any other angle
+		// bracket cannot be in a reference.
+		for _, part := range []string{repo, tag, digest} {
+			if part != "<none>" && strings.ContainsAny(part, "<>") {
+				return nil, fmt.Errorf("inventory: docker image ls line %d: not an image reference: %q", i+1, clip(line))
+			}
+		}
 		if repo == "" || repo == "<none>" {
 			continue
 		}
