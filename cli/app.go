@@ -78,7 +78,7 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 		// --pin RUNTIME=NODE,NODE carries commas of its own; repeat a
 		// flag instead of comma-separating it.
 		DisableSliceFlagSeparator: true,
-		Suggest:         true,
+		Suggest:                   true,
 		// Errors are printed once, by Run, with their exit code; urfave's
 		// own handler would exit the process.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -7,6 +7,10 @@
 // solver and eval disagree, eval is right. It does not call model.Eligible
 // either; it re-checks eligibility on its own.
 //
+// ReadPlan reads a plan written as poolsolve.plan/v1 JSON (by poolsolve or
+// by hand) with its own decoder, so `poolsolve check` trusts nothing of the
+// planner's code; PlanDoc.Resolve turns it into an Assignment for a pool.
+//
 // Check never panics: unknown names, duplicates and malformed routes in the
 // assignment are reported as violations. The objective is computed for
 // every assignment, but it means something only when the report is valid;
