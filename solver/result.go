@@ -27,7 +27,10 @@ type Level struct {
 	Value      int64  `json:"value"`
 	Status     Status `json:"status"`
 	LowerBound int64  `json:"lowerBound"`
-	// BoundSource: "sat-unsat", "lp", "trivial", or "" when no bound.
+	// BoundSource: "sat-unsat" (an UNSAT answer), "lp" (the LP
+	// relaxation), "relaxation" (per-group minima of level 4), "trivial"
+	// (the level's constant offset); parts of a pool solved apart join
+	// their distinct sources with "+".
 	BoundSource string        `json:"boundSource,omitempty"`
 	Gap         float64       `json:"gap"` // (value - lowerBound) / value, 0 when value is 0
 	Elapsed     time.Duration `json:"-"`
