@@ -53,13 +53,14 @@
 // "lp", "relaxation" (level 4's group bound), "trivial", or for merged
 // parts the distinct non-trivial sources joined with "+".
 //
-// The LP bound uses gonum's lp.Simplex on [G | I] built here (gonum's
-// Convert would double the columns for free variables, solver-notes
-// §6.4). gonum's simplex can cycle on degenerate rows and has no
-// cancellation, so the rows are loosened by tiny steps (a looser LP still
-// bounds from below) and the matrix it reads panics past a deadline,
-// recovered here; it runs only up to 200 rows, where it takes up to about
-// a second (183 rows: 0.8 s measured).
+// The LP bound (lpbound.go) solves the relaxation with its own
+// bounded-variable primal simplex (simplex.go): 0 <= x <= 1 by bound
+// flipping, a dense tableau over the rows, started from the incumbent (so
+// phase 1 is usually empty), Dantzig pricing with a Bland fallback after
+// degenerate runs, and iteration and time caps. The bound is computed
+// from the final row multipliers by weak duality, from the integer data
+// with a rounding margin, so it is valid even when the simplex stops
+// early. 24 × 60 random pools (about 900 rows) take about 25 ms.
 //
 // # Explanations
 //

@@ -221,8 +221,8 @@ func (x *exact) level(i int, end time.Time) error {
 		}
 	}
 	ub := x.obj[i]
-	// The LP relaxation is dense and slow (see lpbound.go): ask it only
-	// when the SAT search has not closed the level quickly.
+	// Most levels close by SAT in milliseconds; the LP relaxation (see
+	// lpbound.go) is asked only when they do not.
 	lpAsked := false
 	askLP := func() {
 		if lpAsked || lb >= ub {
