@@ -214,6 +214,9 @@ func (w *schemaWalker) strs(m map[string]any, path, name string) []string {
 		w.failf(jsonpos.Field(path, name), "expected an array of strings, got %s", describeJSON(v))
 		return nil
 	}
+	if len(arr) == 0 {
+		return nil // [] and absent mean the same, and read back the same
+	}
 	out := make([]string, 0, len(arr))
 	for i, e := range arr {
 		s, ok := e.(string)
