@@ -7,12 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/go-air/gini/z"
 
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/export"
@@ -48,13 +51,23 @@ type LPAnswer struct {
 	Status LPStatus
 	// Ones are the LP names of the variables at 1; nil when the solver
 	// found no solution.
-	Ones    []string
-	HasSol  bool
+	Ones   []string
+	HasSol bool
+	// Objective is the file's objective value the solver reports for its
+	// solution; Objective and Fractional let the harness check the answer
+	// it decodes.
+	Objective  float64
+	Fractional int // columns neither 0 nor 1 (a relaxation, not a solution)
+	// Bound is the solver's lower bound on the file's objective when it
+	// stopped short of a proof; nil when it gives none.
+	Bound   *float64
 	Elapsed time.Duration // the solve alone, as measured around it
 }
 
-// CBC runs COIN-OR CBC (`coinor-cbc`): `cbc FILE sec N ratio 0 solve
-// solu OUT`. Its time is the process's wall time.
+// CBC runs COIN-OR CBC (`coinor-cbc`): `cbc FILE timeMode elapsed sec N
+// ratio 0 allow 0 solve solu OUT` (the limit in wall-clock seconds, not
+// CPU seconds, so a loaded machine does not stretch it). Its time is the
+// process's wall time.
 type CBC struct {
 	Path string // empty: "cbc" on PATH
 }
@@ -89,7 +102,7 @@ func (c CBC) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (L
 	sol := lpFile + ".cbc.sol"
 	defer os.Remove(sol)
 	secs := strconv.FormatFloat(max(limit.Seconds(), 0.01), 'f', 2, 64)
-	cmd := exec.CommandContext(ctx, c.bin(), lpFile, "sec", secs, "ratio", "0", "allow", "0", "solve", "solu", sol)
+	cmd := exec.CommandContext(ctx, c.bin(), lpFile, "timeMode", "elapsed", "sec", secs, "ratio", "0", "allow", "0", "solve", "solu", sol)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
 	ans := LPAnswer{Elapsed: time.Since(start)}
@@ -97,43 +110,62 @@ func (c CBC) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (L
 		return ans, fmt.Errorf("cbc: %v: %s", err, lastLines(out, 3))
 	}
 	ans.Status = LPTimeLimit
-	switch log := string(out); {
+	log := string(out)
+	switch {
 	case strings.Contains(log, "Result - Optimal solution found"):
 		ans.Status = LPOptimal
 	case strings.Contains(log, "Result - Problem proven infeasible"), strings.Contains(log, "Problem is infeasible"):
 		ans.Status = LPInfeasible
 	}
+	for _, l := range strings.Split(log, "\n") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Lower bound:"); ok {
+			if b, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				ans.Bound = &b
+			}
+		}
+	}
 	data, err := os.ReadFile(sol)
 	if err != nil {
 		return ans, nil // no solution file: no incumbent
 	}
-	ans.Ones, ans.HasSol = parseCBCSolution(data)
+	parseCBCSolution(data, &ans)
 	return ans, nil
 }
 
-// parseCBCSolution reads CBC's `solu` file: a status line, then
-// "index name value cost" for every nonzero column.
-func parseCBCSolution(data []byte) ([]string, bool) {
+// parseCBCSolution reads CBC's `solu` file: a status line ending in
+// "objective value X", then "index name value cost" for every nonzero
+// column. A run stopped before any integer solution writes the
+// relaxation ("no integer solution - continuous used"): no solution.
+func parseCBCSolution(data []byte, ans *LPAnswer) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	if !sc.Scan() {
-		return nil, false
+		return
 	}
 	head := sc.Text()
-	if strings.HasPrefix(head, "Infeasible") || strings.Contains(head, "no solution") {
-		return nil, false
+	if strings.HasPrefix(head, "Infeasible") || strings.Contains(head, "no integer solution") || strings.Contains(head, "no solution") {
+		return
 	}
-	ones := []string{}
+	if _, v, ok := strings.Cut(head, "objective value"); ok {
+		ans.Objective, _ = strconv.ParseFloat(strings.TrimSpace(v), 64)
+	}
+	ans.Ones, ans.HasSol = []string{}, true
 	for sc.Scan() {
 		f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(sc.Text()), "**"))
 		if len(f) < 3 {
 			continue
 		}
-		if v, err := strconv.ParseFloat(f[2], 64); err == nil && v > 0.5 {
-			ones = append(ones, f[1])
+		v, err := strconv.ParseFloat(f[2], 64)
+		if err != nil {
+			continue
+		}
+		if v > 1e-6 && v < 1-1e-6 {
+			ans.Fractional++
+		}
+		if v > 0.5 {
+			ans.Ones = append(ans.Ones, f[1])
 		}
 	}
-	return ones, true
 }
 
 // HiGHS runs the npm package `highs` (HiGHS compiled to WebAssembly)
@@ -215,12 +247,13 @@ const load = require(process.argv[2]);
   const r = highs.solve(text, {time_limit: Number(process.argv[4]), mip_rel_gap: 0, output_flag: false});
   const ms = performance.now() - t0;
   const ones = [];
-  let sol = false;
+  let sol = false, frac = 0;
   for (const [name, c] of Object.entries(r.Columns || {})) {
     if (typeof c.Primal === 'number') sol = true;
+    if (c.Primal > 1e-6 && c.Primal < 1 - 1e-6) frac++;
     if (c.Primal > 0.5) ones.push(name);
   }
-  process.stdout.write(JSON.stringify({status: r.Status, ms, sol, ones}) + '\n');
+  process.stdout.write(JSON.stringify({status: r.Status, objective: r.ObjectiveValue, ms, sol, frac, ones}) + '\n');
 })().catch(e => { process.stdout.write(JSON.stringify({error: String(e && e.message || e)}) + '\n'); process.exit(1); });
 `
 
@@ -242,11 +275,13 @@ func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) 
 		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %v: %s", err, lastLines(stderr.Bytes(), 3))
 	}
 	var r struct {
-		Status string   `json:"status"`
-		MS     float64  `json:"ms"`
-		Sol    bool     `json:"sol"`
-		Ones   []string `json:"ones"`
-		Error  string   `json:"error"`
+		Status    string   `json:"status"`
+		Objective float64  `json:"objective"`
+		MS        float64  `json:"ms"`
+		Sol       bool     `json:"sol"`
+		Frac      int      `json:"frac"`
+		Ones      []string `json:"ones"`
+		Error     string   `json:"error"`
 	}
 	if jerr := json.Unmarshal(bytes.TrimSpace(lastLines(out, 1)), &r); jerr != nil {
 		if err == nil {
@@ -257,7 +292,7 @@ func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) 
 	if r.Error != "" {
 		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %s", r.Error)
 	}
-	ans := LPAnswer{Ones: r.Ones, HasSol: r.Sol, Elapsed: time.Duration(r.MS * float64(time.Millisecond))}
+	ans := LPAnswer{Ones: r.Ones, HasSol: r.Sol, Objective: r.Objective, Fractional: r.Frac, Elapsed: time.Duration(r.MS * float64(time.Millisecond))}
 	switch r.Status {
 	case "Optimal":
 		ans.Status = LPOptimal
@@ -321,10 +356,6 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 			run.Error = err.Error()
 			return run
 		}
-		if ans.Status == LPInfeasible || !ans.HasSol {
-			run.Error = fmt.Sprintf("level %d: %s without a solution", lvl, ans.Status)
-			return run
-		}
 		ones := map[int]bool{}
 		for _, n := range ans.Ones {
 			if v, err := strconv.Atoi(strings.TrimPrefix(n, "x")); err == nil && strings.HasPrefix(n, "x") {
@@ -332,12 +363,27 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 			}
 		}
 		val := func(v int) bool { return ones[v] }
-		o := inst.Levels(val)
-		st := "optimal"
-		if ans.Status != LPOptimal {
-			st, proved = "bounded", false
+		if why := checkAnswer(inst, ans, val); why != "" {
+			// A level without a usable answer ends the search; the plan
+			// is the previous level's, if there is one.
+			if lastInst == nil {
+				run.Error = fmt.Sprintf("level %d: %s", lvl, why)
+				return run
+			}
+			run.Note = fmt.Sprintf("level %d: %s; the plan is level %d's", lvl, why, lvl-1)
+			proved = false
+			break
 		}
-		run.Levels[lvl-1] = RunLevel{Value: o[lvl-1], Status: st}
+		o := inst.Levels(val)
+		rl := RunLevel{Value: o[lvl-1], Status: "optimal", LowerBound: o[lvl-1], Bound: ext.Name()}
+		if ans.Status != LPOptimal {
+			rl.Status, rl.LowerBound, rl.Bound, proved = "bounded", 0, "", false
+			if ans.Bound != nil {
+				rl.LowerBound = inst.Objective().Offset + int64(math.Ceil(*ans.Bound-1e-6))
+				rl.Bound = ext.Name()
+			}
+		}
+		run.Levels[lvl-1] = rl
 		if run.TimeToFirst == 0 {
 			run.TimeToFirst = run.Time
 		}
@@ -358,6 +404,33 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 		run.Proved, run.TimeToProof = true, run.Time
 	}
 	return run
+}
+
+// checkAnswer says why an external answer is no 0/1 solution of the
+// exported program, or "" when it is one: a status without a solution,
+// fractional columns (a relaxation), an objective that does not match
+// the solution (misread names), or a row the solution breaks (solvers
+// stopped by their time limit have returned such answers).
+func checkAnswer(inst *export.Instance, ans LPAnswer, val export.Values) string {
+	switch {
+	case ans.Status == LPInfeasible:
+		return "the solver says the program is infeasible"
+	case !ans.HasSol:
+		return fmt.Sprintf("%s without a solution", ans.Status)
+	case ans.Fractional > 0:
+		return fmt.Sprintf("%s, and %d columns of its answer are fractional (a relaxation, not a 0/1 solution)", ans.Status, ans.Fractional)
+	}
+	// The file leaves the objective's offset out.
+	if got := inst.Value(val) - inst.Objective().Offset; math.Abs(float64(got)-ans.Objective) > 0.5 {
+		return fmt.Sprintf("%s, objective %g, but its solution is worth %d", ans.Status, ans.Objective, got)
+	}
+	zval := func(v z.Var) bool { return val(int(v)) }
+	for _, r := range inst.Rows() {
+		if !r.Holds(zval) {
+			return fmt.Sprintf("%s, but its answer breaks row %s", ans.Status, r.Name)
+		}
+	}
+	return ""
 }
 
 // compactLP rewrites an exported LP file with short names, variable v as

@@ -65,8 +65,9 @@ func Load() string {
 // --- text ---
 
 // WriteText writes the report as a table: one row per solver and
-// instance, the levels with their status, times, the difference from the
-// greedy baseline per level, and how much faster the exact solver proved
+// instance, the levels with their status (and gap to the best known lower
+// bound where one is known), times, the difference from the greedy
+// baseline per level, and how much faster the exact solver proved
 // everything than each external solver.
 func WriteText(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
@@ -154,6 +155,9 @@ func levelCell(l RunLevel) string {
 		}
 		return fmt.Sprintf("%d %s", l.Value, gapText(l.Value, l.LowerBound))
 	case "heuristic":
+		if l.LowerBound > 0 {
+			return fmt.Sprintf("%d heur %s", l.Value, gapText(l.Value, l.LowerBound))
+		}
 		return fmt.Sprintf("%d heur", l.Value)
 	case "":
 		return "-"
