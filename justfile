@@ -30,8 +30,8 @@ catalog-example:
 golden:
     UPDATE_GOLDEN=1 go test ./...
 
-# Run every fuzz target for a while (default 10s each).
-fuzz TIME="10s":
+# Run every fuzz target, whole-stage ones too (default 20000 inputs each).
+fuzz TIME="20000x":
     FUZZ_ALL=1 FUZZTIME={{TIME}} bash .ci/run
 
 # Go benchmarks of the planner, by size.
