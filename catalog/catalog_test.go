@@ -422,3 +422,22 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+func TestModelsThatShareARuntimeShareOneLane(t *testing.T) {
+	in := loadBundle(t, "../examples/spark-fleet.json")
+	in.Config.Models = append(in.Config.Models, lloom.Model{ID: "qwen38-27b-nvfp4-fast", Kind: "chat", Backend: "qwen38-27b-nvfp4", Runtime: "qwen38-27b-nvfp4"})
+	c := build(t, in, Options{})
+	v := variant(t, c.Pool, "qwen38-27b-nvfp4")
+	if !slices.Equal(v.Models, []string{"qwen38-27b-nvfp4", "qwen38-27b-nvfp4-fast"}) || len(v.Placements) != 1 {
+		t.Errorf("variant serves %v with %d placements; want both models on one lane", v.Models, len(v.Placements))
+	}
+	n := 0
+	for _, x := range c.Pool.Variants {
+		if x.Runtime == "qwen38-27b-nvfp4" {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d variants for one runtime", n)
+	}
+}
