@@ -21,6 +21,7 @@ func (e *Encoding) churn() {
 	p := e.Pool
 	h := e.costs.h
 	for vi := range p.Variants {
+		e.checkStop()
 		v := &p.Variants[vi]
 		vl := &e.Variants[vi]
 		var cs []model.CurrentLane

@@ -1,6 +1,10 @@
 package encode
 
 import (
+	"errors"
+	"slices"
+	"time"
+
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/model"
@@ -47,6 +51,10 @@ type VarInfo struct {
 	Source    string          `json:"source,omitempty"`
 	Model     string          `json:"model,omitempty"`
 	Residency model.Residency `json:"residency,omitempty"`
+	// lazy, when set, is 1 + the index of the variable's name parts in
+	// cnf.lazy: diagram nodes, millions on big pools, are named on demand
+	// (cnf.VarName) rather than each with a string of its own.
+	lazy int32
 }
 
 // Guard is one activation literal and the bound it guards.
@@ -118,7 +126,60 @@ type cnf struct {
 	tag   uint16 // family of the clauses being added
 	guard int32  // current guard, -1 for none
 	buf   []z.Lit
+	// stop, while set (during New), makes newVar panic with errDeadline
+	// once it has passed; checked every stopEvery variables.
+	stop time.Time
+	// lazy and prefixes hold the parts of the lazily named variables.
+	lazy     []lazyName
+	prefixes []string
 }
+
+// lazyName is a diagram node's name in parts: prefix#layer/k.
+type lazyName struct {
+	prefix int32
+	layer  int32
+	k      int64
+}
+
+// namePrefix registers a prefix for lazily named variables.
+func (c *cnf) namePrefix(p string) int32 {
+	c.prefixes = append(c.prefixes, p)
+	return int32(len(c.prefixes) - 1)
+}
+
+// checkStop panics with errDeadline once stop has passed; for the loops
+// of New that may run long without a new variable.
+func (c *cnf) checkStop() {
+	if !c.stop.IsZero() && time.Now().After(c.stop) {
+		panic(errDeadline)
+	}
+}
+
+// newLazyVar is newVar for a diagram node named prefix#layer/k.
+func (c *cnf) newLazyVar(prefix int32, layer int, k int64, m Meaning) z.Lit {
+	l := c.newVar("", m)
+	c.lazy = append(c.lazy, lazyName{prefix: prefix, layer: int32(layer), k: k})
+	c.Vars[l.Var()].lazy = int32(len(c.lazy))
+	return l
+}
+
+// VarName is variable v's name, built on demand for diagram nodes.
+func (c *cnf) VarName(v z.Var) string {
+	if int(v) >= len(c.Vars) {
+		return ""
+	}
+	vi := &c.Vars[v]
+	if vi.Name != "" || vi.lazy == 0 {
+		return vi.Name
+	}
+	n := c.lazy[vi.lazy-1]
+	return c.prefixes[n.prefix] + "#" + itoa(int(n.layer)) + "/" + itoa(int(n.k))
+}
+
+// errDeadline aborts New past Options.Deadline; New recovers it.
+var errDeadline = errors.New("encode: deadline")
+
+const stopEvery = 4096
 
 func newCNF() *cnf {
 	c := &cnf{S: gini.New(), Vars: []VarInfo{{}}, guard: -1}
@@ -133,6 +194,9 @@ func (c *cnf) F() z.Lit { return c.T.Not() }
 
 func (c *cnf) newVar(name string, m Meaning) z.Lit {
 	l := c.S.Lit()
+	if l.Var()%stopEvery == 0 && !c.stop.IsZero() && time.Now().After(c.stop) {
+		panic(errDeadline)
+	}
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
 	return l
 }
@@ -141,6 +205,12 @@ func (c *cnf) newVar(name string, m Meaning) z.Lit {
 func (c *cnf) about(m z.Lit, f func(*VarInfo)) { f(&c.Vars[m.Var()]) }
 
 func (c *cnf) setInfo(v z.Var, vi VarInfo) {
+	if n := int(v) + 1; n > cap(c.Vars) {
+		c.checkStop() // growing a big table is slow: not past the deadline
+		// Double: append's gentler growth past 256 elements copies the
+		// table (128 bytes a variable, millions on big pools) too often.
+		c.Vars = slices.Grow(c.Vars, max(n, 2*cap(c.Vars))-len(c.Vars))
+	}
 	for int(v) >= len(c.Vars) {
 		c.Vars = append(c.Vars, VarInfo{Meaning: MeanUnused})
 	}

@@ -19,6 +19,10 @@ type Options struct {
 	// 1, 10, 100 and 1000 units per GiB that represents every draw
 	// exactly, or 10 (0.1 GiB) when none does.
 	UnitsPerGiB int64
+	// Deadline, when set, stops New itself: past it (checked every few
+	// thousand variables) New gives up with ErrDeadline. It also becomes
+	// the Encoding's Deadline.
+	Deadline time.Time
 }
 
 // Encoding is one pool as CNF in one gini solver, with the literal map back
@@ -150,14 +154,31 @@ type def struct {
 // ErrNilPool is returned for a nil pool.
 var ErrNilPool = errors.New("encode: nil pool")
 
+// ErrDeadline is returned by New when Options.Deadline passed before the
+// encoding was complete.
+var ErrDeadline = errors.New("encode: deadline passed while encoding")
+
 // New encodes p's hard constraints and objective terms. Bound encodings
 // (LevelBound) are added later, on demand.
-func New(p *model.Pool, opts Options) (*Encoding, error) {
+func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	if p == nil {
 		return nil, ErrNilPool
 	}
-	e := &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
-		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}}
+	if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+		return nil, ErrDeadline
+	}
+	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
+		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, Deadline: opts.Deadline}
+	e.cnf.stop = opts.Deadline
+	defer func() {
+		e.cnf.stop = time.Time{}
+		if r := recover(); r != nil {
+			if r != errDeadline { //nolint:errorlint // our own sentinel value
+				panic(r)
+			}
+			e, err = nil, ErrDeadline
+		}
+	}()
 	e.Linear.Offsets = [4]int64{}
 	e.lanes()
 	e.scale(opts.UnitsPerGiB)
@@ -190,6 +211,7 @@ func (e *Encoding) lanes() {
 	e.Variants = make([]VariantLits, len(p.Variants))
 	e.family("lane")
 	for vi := range p.Variants {
+		e.checkStop()
 		v := &p.Variants[vi]
 		seen := map[string]bool{}
 		for pi, pl := range v.Placements {
@@ -380,6 +402,7 @@ func (e *Encoding) memory() {
 		return a.Domain < b.Domain
 	})
 	for di := range e.Domains {
+		e.checkStop()
 		e.domain(&e.Domains[di])
 	}
 }
@@ -452,6 +475,7 @@ func (e *Encoding) domain(dm *DomainMemory) {
 		if ru == e.F() {
 			continue
 		}
+		e.checkStop()
 		k := dm.Budget - dm.Units[i]
 		r := am.Root(k)
 		if r == e.T {

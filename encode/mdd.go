@@ -55,6 +55,7 @@ const (
 type mdd struct {
 	c      *cnf
 	name   string
+	prefix int32 // name, registered for the nodes' lazy names
 	groups []Group
 	// Offset is what the normalisation took out; bounds are on the
 	// original sum, so Root subtracts it.
@@ -86,7 +87,7 @@ type mddNode struct {
 // dropped, the rest are ordered by their largest weight, descending, which
 // keeps interval-reduced diagrams small.
 func newMDD(c *cnf, name string, groups []Group) *mdd {
-	m := &mdd{c: c, name: name}
+	m := &mdd{c: c, name: name, prefix: c.namePrefix(name)}
 	type og struct {
 		g   Group
 		ix  int
@@ -185,7 +186,7 @@ func (m *mdd) build(i int, k int64) (z.Lit, int64, int64) {
 		if m.Nodes&1023 == 0 && !m.deadline.IsZero() && time.Now().After(m.deadline) {
 			panic(errTooBig)
 		}
-		lit = m.c.newVar(m.name+"#"+itoa(i)+"/"+itoa(int(k)), MeanMDD)
+		lit = m.c.newLazyVar(m.prefix, i, k, MeanMDD)
 		m.Nodes++
 		n := lit.Not()
 		for b, br := range g.Branches {

@@ -1,9 +1,11 @@
 package encode
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/eval"
@@ -216,5 +218,20 @@ func TestLevel4BoundAcceptsExactlyThePlansThatFit(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestNewStopsAtItsDeadline(t *testing.T) {
+	p := pooltest.Random(1, 64, 250)
+	if _, err := New(p, Options{Deadline: time.Now().Add(-time.Millisecond)}); !errors.Is(err, ErrDeadline) {
+		t.Fatalf("past deadline: err %v, want ErrDeadline", err)
+	}
+	start := time.Now()
+	_, err := New(p, Options{Deadline: start.Add(2 * time.Millisecond)})
+	if el := time.Since(start); err != nil && !errors.Is(err, ErrDeadline) || el > 500*time.Millisecond {
+		t.Fatalf("short deadline: err %v after %v", err, el)
+	}
+	if _, err := New(p, Options{Deadline: time.Now().Add(time.Minute)}); err != nil {
+		t.Fatalf("ample deadline: %v", err)
 	}
 }

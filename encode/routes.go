@@ -59,6 +59,7 @@ func (e *Encoding) sources() {
 		}
 	}
 	for si := range e.Sources {
+		e.checkStop()
 		s := &e.Sources[si]
 		e.sourceIx[s.ID] = si
 		var cands []string

@@ -64,6 +64,7 @@ func (in *Instance) describe() {
 		if v == 0 {
 			continue
 		}
+		vi.Name = e.VarName(z.Var(v))
 		in.vars[v] = Var{Var: v, Name: vi.Name, Meaning: vi.Meaning, About: aboutByName(vi)}
 	}
 	at := func(m z.Lit) *Var {

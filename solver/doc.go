@@ -13,8 +13,11 @@
 // # Pipeline
 //
 //  1. Warm start: Greedy and Improve (greedy.go, localsearch.go) within
-//     5% of the time. With Options.Solver "greedy" that plan is the result
-//     (levels heuristic, or optimal where the trivial bound meets them).
+//     5% of the time; a plan still invalid then (on big pools, typically
+//     a keepWarm pin) gets more rounds of Improve, up to half the time,
+//     while each round repairs something. With Options.Solver "greedy"
+//     that plan is the result (levels heuristic, or optimal where the
+//     trivial bound meets them).
 //  2. Parts: the pool splits into the connected components of its
 //     variable interaction graph (a variant joins the nodes it may run on,
 //     a source the variants that may serve it, a route pin its members'
@@ -72,6 +75,16 @@
 // eligibility reasons of every candidate (budgets, links, archs, missing
 // models, external models not allowed), then a minimal set of pins,
 // cordons and other covered sources that rules out covering it.
+// Explaining may run past the deadline by min(limit/10, 500 ms); when the
+// encodings do not fit in that (or a part's did not fit before the
+// deadline), only the eligibility reasons are given, without SAT checks.
+//
+// # Big pools
+//
+// encode.New stops at its Options.Deadline (encode.ErrDeadline). A part
+// whose encoding does not finish in time (with a valid warm plan, a
+// little before the deadline: min(limit/10, 500 ms)) keeps its warm plan,
+// every level heuristic with the trivial bound 0.
 //
 // # Determinism
 //

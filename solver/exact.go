@@ -55,8 +55,10 @@ type exact struct {
 	at       int // the level being solved, for progress
 }
 
-func newExact(r *run, p *model.Pool, deadline time.Time, seed uint64) (*exact, error) {
-	e, err := encode.New(p, encode.Options{})
+// The encoding must be done by encodeBy (the run's deadline at the
+// latest), else newExact fails with encode.ErrDeadline.
+func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64) (*exact, error) {
+	e, err := encode.New(p, encode.Options{Deadline: encodeBy})
 	if err != nil {
 		return nil, err
 	}

@@ -328,11 +328,23 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 		return nil
 	}
 	var out []Explanation
+	// Explaining may run a little past the deadline, not much: past this,
+	// encodings give up and the explanations fall back to the static
+	// reasons (eligibility), without the SAT check.
+	end := r.deadline.Add(explainGrace(r.limit))
 	// Static reasons come from the whole pool (a part lacks the variants
 	// that cannot run anywhere); the SAT check runs on the source's part.
-	whole, err := encode.New(p, encode.Options{})
+	var whole *encode.Encoding
+	err := encode.ErrDeadline
+	if !r.tooBig {
+		whole, err = encode.New(p, encode.Options{Deadline: end})
+	}
 	if err != nil {
-		return nil
+		for _, sid := range uncovered {
+			out = append(out, explainStatic(p, sid, proved))
+		}
+		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
+		return out
 	}
 	for _, c := range parts {
 		var mine []string
@@ -344,9 +356,9 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 		if len(mine) == 0 {
 			continue
 		}
-		e, err := encode.New(c.pool, encode.Options{})
+		e, err := encode.New(c.pool, encode.Options{Deadline: end})
 		if err != nil {
-			continue
+			e = nil // static reasons only
 		}
 		for _, sid := range mine {
 			out = append(out, explainSource(r, whole, e, a, sid, proved))
@@ -372,8 +384,12 @@ func sourceIn(p *model.Pool, s string) bool {
 
 func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid string, proved bool) Explanation {
 	ex := Explanation{Subject: sid}
-	src, part := findSource(whole, sid), findSource(e, sid)
-	if src == nil || part == nil {
+	src := findSource(whole, sid)
+	var part *encode.Source
+	if e != nil {
+		part = findSource(e, sid)
+	}
+	if src == nil || (e != nil && part == nil) {
 		ex.Reason = "not a demand source of the pool"
 		return ex
 	}
@@ -403,13 +419,13 @@ func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid st
 	}
 	// Which pins, cordons and covered sources stand in the way: a minimal
 	// set of them that rules out covering this source.
-	set := assumptionsOf(e)
-	for _, rc := range a.Routes {
-		if t := findSource(e, rc.Source); rc.Model != "" && t != nil && t.U != e.T {
-			set = append(set, named{t.U.Not(), "covering " + rc.Source})
+	if e != nil && time.Now().Before(r.deadline) {
+		set := assumptionsOf(e)
+		for _, rc := range a.Routes {
+			if t := findSource(e, rc.Source); rc.Model != "" && t != nil && t.U != e.T {
+				set = append(set, named{t.U.Not(), "covering " + rc.Source})
+			}
 		}
-	}
-	if time.Now().Before(r.deadline) {
 		if c := core(e, []z.Lit{part.U.Not()}, set, r.deadline); len(c) > 0 {
 			var labels, pins []string
 			for _, i := range c {
@@ -424,12 +440,78 @@ func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid st
 			return ex
 		}
 	}
+	ex.Reason = strings.Join(append(why, notCovered(proved)), "; ")
+	return ex
+}
+
+func notCovered(proved bool) string {
 	if proved {
-		why = append(why, "covering it would leave another source uncovered (coverage is proved optimal)")
-	} else {
-		why = append(why, "no plan covering it without uncovering another was found in time")
+		return "covering it would leave another source uncovered (coverage is proved optimal)"
 	}
-	ex.Reason = strings.Join(why, "; ")
+	return "no plan covering it without uncovering another was found in time"
+}
+
+// explainGrace is how long explanations may run past the deadline.
+func explainGrace(limit time.Duration) time.Duration {
+	return min(limit/10, 500*time.Millisecond)
+}
+
+// explainStatic is the cheap explanation, for when there is no time to
+// encode: the eligibility reasons of the variants that could serve the
+// source, judged on the whole pool, without any SAT check.
+func explainStatic(p *model.Pool, sid string, proved bool) Explanation {
+	ex := Explanation{Subject: sid}
+	ix := p.Index()
+	var cands []string
+	for _, al := range p.Aliases {
+		if al.ID == sid {
+			cands = al.Candidates()
+		}
+	}
+	for _, m := range p.Models {
+		if (m.DirectDemand > 0 || m.Required) && model.DirectSource(m.ID) == sid {
+			cands = []string{m.ID}
+		}
+	}
+	if cands == nil {
+		ex.Reason = "not a demand source of the pool"
+		return ex
+	}
+	var why []string
+	serving := 0
+	for vi := range p.Variants {
+		v := &p.Variants[vi]
+		serves := false
+		for _, m := range cands {
+			if slices.Contains(v.Models, m) {
+				serves = true
+			} else if mi, ok := ix.Model[m]; ok && slices.Contains(p.Models[mi].Variants, v.ID) {
+				serves = true
+			}
+		}
+		if !serves {
+			continue
+		}
+		serving++
+		var rej []string
+		eligible := false
+		for _, pl := range v.Placements {
+			ok, reason := model.Eligible(p, ix, v, pl)
+			if ok {
+				eligible = true
+				break
+			}
+			rej = append(rej, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), reason))
+		}
+		if !eligible {
+			why = append(why, rej...)
+		}
+	}
+	if serving == 0 {
+		ex.Reason = "no candidate model"
+		return ex
+	}
+	ex.Reason = strings.Join(append(why, notCovered(proved)), "; ")
 	return ex
 }
 

@@ -23,12 +23,16 @@ type run struct {
 	ctx      context.Context
 	opts     Options
 	start    time.Time
+	limit    time.Duration
 	deadline time.Time
 	first    time.Time
 	lastProg time.Time
 	// objs are the parts' current objectives; cur is the part being solved.
 	objs []model.Objective
 	cur  int
+	// tooBig is set when a part's encoding did not finish in time: the
+	// explanations then skip encoding the whole pool.
+	tooBig bool
 }
 
 func (r *run) firstPlan() {
@@ -60,9 +64,10 @@ func (r *run) progress(level int, inc model.Objective, bound int64) {
 	r.opts.Progress(Progress{Level: level + 1, Incumbent: total, Bound: bound, Elapsed: el})
 }
 
-// Solve plans p: a greedy warm start improved by local search (at most 5%
-// of the time), then, per independent part of the pool, the exact
-// lexicographic search on gini, level by level, with LNS and LP bounds.
+// Solve plans p: a greedy warm start improved by local search (5% of the
+// time, up to half of it while the warm plan is invalid), then, per
+// independent part of the pool, the exact lexicographic search on gini,
+// level by level, with LNS and LP bounds.
 // The deadline (opts.TimeLimit, default 5 s, or ctx's if earlier) is
 // always honoured: the result is then the best plan found, complete and
 // checked by the independent evaluator, with each level marked optimal,
@@ -86,7 +91,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if limit <= 0 {
 		limit = DefaultTimeLimit
 	}
-	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now()}
+	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now(), limit: limit}
 	// A small margin for what follows the search: gini overshoots a Try by
 	// up to one propagation tick, then come the merge and the final checks.
 	r.deadline = r.start.Add(limit - min(limit/50, 100*time.Millisecond))
@@ -102,11 +107,33 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	warm := Greedy(p, opts.Seed)
 	warm = Improve(p, warm, opts.Seed, warmEnd)
 	warmRep := eval.Check(p, warm)
+	// A warm start that still breaks a rule (on big pools, typically a
+	// keepWarm pin) gets more local search, up to half the limit, in
+	// rounds that stop as soon as it is valid, or when a round repairs
+	// nothing (pins that cannot hold are the exact search's to explain):
+	// a valid plan in hand is what lets every later phase stop at the
+	// deadline.
+	warmMax := r.start.Add(limit / 2)
+	if warmMax.After(r.deadline) {
+		warmMax = r.deadline
+	}
+	for round := uint64(1); !warmRep.Valid && time.Now().Before(warmMax) && ctx.Err() == nil; round++ {
+		end := time.Now().Add(max(limit/20, 50*time.Millisecond))
+		if end.After(warmMax) {
+			end = warmMax
+		}
+		before := len(warmRep.Violations)
+		warm = Improve(p, warm, opts.Seed+round, end)
+		warmRep = eval.Check(p, warm)
+		if len(warmRep.Violations) >= before {
+			break
+		}
+	}
 	if warmRep.Valid {
 		r.firstPlan()
 	}
 	if greedy && warmRep.Valid {
-		res := heuristicResult(p, warm, warmRep)
+		res := heuristicResult(p, warm, warmRep, r.deadline)
 		res.Stats.Components = 1
 		res.Explanations = explainUncovered(r, p, splitComponents(p), res.Assignment, warmRep.Uncovered, false)
 		res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
@@ -129,14 +156,36 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	// First plans (or infeasibility) for every part before any search, so
 	// that a late part is never starved of the time to say it is stuck.
 	xs := make([]*exact, len(parts))
+	// warmOnly[pi] is set for a part whose encoding did not finish before
+	// the deadline: it keeps its warm-start plan, marked heuristic.
+	warmOnly := make([]*eval.Report, len(parts))
 	for pi, c := range parts {
 		r.cur = pi
-		x, err := newExact(r, c.pool, r.deadline, opts.Seed+uint64(pi))
+		part := restrict(warm, c.pool)
+		partRep := eval.Check(c.pool, part)
+		// A part with a valid warm plan stops encoding a little before the
+		// deadline: an encoding done later leaves no time to search, and
+		// the tail of a huge one (garbage collection of the clause and
+		// variable tables) would overrun the deadline. Without a valid
+		// warm plan the encoding is the only hope and gets all the time.
+		encodeBy := r.deadline
+		if partRep.Valid {
+			encodeBy = encodeBy.Add(-min(limit/10, 500*time.Millisecond))
+		}
+		x, err := newExact(r, c.pool, r.deadline, encodeBy, opts.Seed+uint64(pi))
+		if errors.Is(err, encode.ErrDeadline) {
+			if !partRep.Valid && !res.Infeasible {
+				return nil, ErrNoPlan
+			}
+			warmOnly[pi] = &partRep
+			r.tooBig = true
+			r.objs[pi] = partRep.Objective
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
-		part := restrict(warm, c.pool)
-		ok, err := x.start(part, eval.Check(c.pool, part).Valid)
+		ok, err := x.start(part, partRep.Valid)
 		res.Stats.Vars += int(x.e.S.MaxVar())
 		if err != nil {
 			return nil, err
@@ -153,6 +202,14 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		sizeLeft += c.size
 	}
 	for pi, x := range xs {
+		if x == nil {
+			sizeLeft -= parts[pi].size
+			if !res.Infeasible {
+				plans = append(plans, restrict(warm, parts[pi].pool))
+				partLevels = append(partLevels, warmLevels(warmOnly[pi].Objective))
+			}
+			continue
+		}
 		if res.Infeasible {
 			res.Stats.SolveCalls += x.calls
 			continue
@@ -203,10 +260,10 @@ func allProved(l Level) bool { return l.Status == Optimal }
 
 // heuristicResult reports a heuristic plan: nothing proved, the trivial
 // bound of each level (what no decision changes) as its lower bound.
-func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report) *Result {
+func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadline time.Time) *Result {
 	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: "greedy"}}
 	var offs [4]int64
-	if e, err := encode.New(p, encode.Options{}); err == nil {
+	if e, err := encode.New(p, encode.Options{Deadline: deadline}); err == nil {
 		for i := range offs {
 			offs[i] = e.Offset(i)
 		}
@@ -220,6 +277,20 @@ func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report) *Result
 		}
 	}
 	return res
+}
+
+// warmLevels are the levels of a part left with its warm-start plan
+// because its encoding did not finish in time: heuristic, bounded by 0.
+func warmLevels(obj model.Objective) [4]Level {
+	var out [4]Level
+	for i := range out {
+		out[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: obj[i], Status: Heuristic,
+			BoundSource: "trivial", Gap: gap(obj[i], 0)}
+		if obj[i] <= 0 {
+			out[i].Status = Optimal
+		}
+	}
+	return out
 }
 
 // heuristicLevels marks the levels of a part solved greedily.
@@ -249,11 +320,10 @@ func (x *exact) canonicalize() {
 	if left <= 0 || x.run.ctx.Err() != nil {
 		return
 	}
-	e, err := encode.New(x.p, encode.Options{})
+	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline})
 	if err != nil {
 		return
 	}
-	e.Deadline = x.run.deadline
 	sy := findSymmetry(e)
 	sy.constrain()
 	for i := range 3 {

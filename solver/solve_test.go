@@ -174,7 +174,7 @@ func TestIdenticalNodesAreBrokenBySymmetryWithoutLosingTheOptimum(t *testing.T) 
 		t.Fatal("brute force finds no plan")
 	}
 	r := &run{pool: p, ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
-	x, err := newExact(r, p, r.deadline, 1)
+	x, err := newExact(r, p, r.deadline, r.deadline, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +235,30 @@ func TestLongSolvesReportProgressAndCancelledOnesStillPlan(t *testing.T) {
 	}
 	if rep := eval.Check(p, res.Assignment); !rep.Valid {
 		t.Errorf("plan under a cancelled context is invalid: %v", rep.Err())
+	}
+}
+
+// The deadline holds on a pool too big to encode and prove in the time:
+// the result is still a complete, valid plan, and comes within the limit
+// plus the explanations' grace (at most a tenth of it).
+func TestSolveHonoursAShortLimitOnABigPool(t *testing.T) {
+	if testing.Short() {
+		t.Skip("big pool")
+	}
+	p := pooltest.Random(1, 64, 250)
+	for _, limit := range []time.Duration{time.Second} {
+		start := time.Now()
+		res, err := Solve(context.Background(), p, Options{TimeLimit: limit, Seed: 1})
+		el := time.Since(start)
+		if err != nil {
+			t.Fatalf("limit %v: %v", limit, err)
+		}
+		if el > limit+limit/5 {
+			t.Errorf("limit %v: took %v", limit, el)
+		}
+		if rep := eval.Check(p, res.Assignment); !rep.Valid || rep.Objective != res.Objective {
+			t.Errorf("limit %v: plan valid=%v objective %v, result says %v", limit, rep.Valid, rep.Objective, res.Objective)
+		}
+		t.Logf("limit %v: %v, objective %v, vars %d", limit, el, res.Objective, res.Stats.Vars)
 	}
 }
