@@ -424,47 +424,7 @@ func (in *Instance) lit(val Values, m z.Lit) bool {
 // first route set true (none: uncovered). Only the decision variables are
 // read; the evaluator then judges the plan on its own.
 func (in *Instance) Assignment(val Values) model.Assignment {
-	e := in.Enc
-	a := model.Assignment{Lanes: []model.LaneChoice{}, Routes: []model.RouteChoice{}}
-	for vi := range e.Pool.Variants {
-		v := &e.Pool.Variants[vi]
-		vl := &e.Variants[vi]
-		for _, li := range vl.Lanes {
-			l := &e.Lanes[li]
-			if !in.lit(val, l.Lit) {
-				continue
-			}
-			lc := model.LaneChoice{Variant: v.ID, Nodes: slices.Clone(l.Nodes), Residency: model.Always}
-			if r, fixed := v.FixedResidency(); fixed {
-				lc.Residency = r
-			} else {
-				for ri, rho := range model.Residencies {
-					if !in.isConst(vl.Res[ri]) && in.lit(val, vl.Res[ri]) {
-						lc.Residency = rho
-						break
-					}
-				}
-			}
-			a.Lanes = append(a.Lanes, lc)
-			break
-		}
-	}
-	sort.SliceStable(a.Lanes, func(i, j int) bool { return a.Lanes[i].Variant < a.Lanes[j].Variant })
-	for _, s := range e.Sources {
-		rc := model.RouteChoice{Source: s.ID}
-		for _, r := range s.Routes {
-			if in.lit(val, r.Lit) {
-				rc.Model = r.Model
-				if r.Variant >= 0 {
-					rc.Variant = e.Pool.Variants[r.Variant].ID
-				}
-				break
-			}
-		}
-		a.Routes = append(a.Routes, rc)
-	}
-	sort.SliceStable(a.Routes, func(i, j int) bool { return a.Routes[i].Source < a.Routes[j].Source })
-	return a
+	return in.Enc.DecodeWith(func(m z.Lit) bool { return in.lit(val, m) })
 }
 
 // Levels evaluates the four levels of the linear model under val,
