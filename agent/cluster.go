@@ -2,22 +2,15 @@ package agent
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync"
-	"syscall"
-	"time"
 
+	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -131,20 +124,20 @@ func (h *handler) fetch(ctx context.Context, p Peer, withInventory bool) (*lloom
 	req.Header.Set("Accept", "application/json")
 	resp, err := h.client.Do(req)
 	if err != nil {
-		return nil, describe(err, h.cfg.NodeTimeout)
+		return nil, safehttp.Describe(err, h.cfg.NodeTimeout)
 	}
 	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, h.cfg.MaxBodyBytes+1))
+	body, tooLarge, err := safehttp.ReadCapped(resp.Body, h.cfg.MaxBodyBytes)
 	if err != nil {
-		return nil, describe(err, h.cfg.NodeTimeout)
+		return nil, safehttp.Describe(err, h.cfg.NodeTimeout)
 	}
-	if int64(len(body)) > h.cfg.MaxBodyBytes {
+	if tooLarge {
 		return nil, fmt.Errorf("answer larger than %d bytes", h.cfg.MaxBodyBytes)
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, statusError(resp.StatusCode, body, p.ID, keyEnv)
 	}
-	if mt, _, err := mime.ParseMediaType(resp.Header.Get("Content-Type")); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+	if !safehttp.IsJSON(resp.Header.Get("Content-Type")) {
 		return nil, fmt.Errorf("answer is not JSON (content type %q)", clip(resp.Header.Get("Content-Type")))
 	}
 	st, err := lloom.ParseNodeStatus(body, p.ID)
@@ -206,7 +199,7 @@ func statusError(code int, body []byte, id, keyEnv string) error {
 	if _, err := lloom.ParseNodeStatus(body, id); err != nil {
 		var g *lloom.GatewayError
 		if errors.As(err, &g) && g.Message != "" {
-			detail = ": " + clip(scrubURLs(g.Message))
+			detail = ": " + clip(safehttp.ScrubURLs(g.Message))
 		}
 	}
 	switch code {
@@ -217,58 +210,4 @@ func statusError(code int, body []byte, id, keyEnv string) error {
 		return fmt.Errorf("HTTP %d redirect not followed", code)
 	}
 	return fmt.Errorf("HTTP %d%s", code, detail)
-}
-
-// describe words a transport error without the URL, host or port the
-// standard library puts in its messages.
-func describe(err error, timeout time.Duration) error {
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var sysErr *os.SyscallError
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var recordErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, errRedirect):
-		return errors.New("redirect to another host refused")
-	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
-		return fmt.Errorf("no answer within %s", timeout)
-	case errors.Is(err, context.Canceled):
-		return errors.New("request cancelled")
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("connection refused")
-	case errors.As(err, &dnsErr):
-		return errors.New("host name does not resolve")
-	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &recordErr):
-		return errors.New("TLS handshake failed")
-	case errors.As(err, &sysErr):
-		return fmt.Errorf("network error: %s", sysErr.Err)
-	case errors.As(err, &opErr):
-		return fmt.Errorf("network error (%s)", opErr.Op)
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errors.New("connection closed mid-answer")
-	}
-	return errors.New("request failed")
-}
-
-func scrubURLs(s string) string {
-	for {
-		i := strings.Index(s, "://")
-		if i < 0 {
-			return s
-		}
-		start := i
-		for start > 0 && isSchemeByte(s[start-1]) {
-			start--
-		}
-		end := i + 3
-		for end < len(s) && !strings.ContainsRune(" \t\r\n\"'<>", rune(s[end])) {
-			end++
-		}
-		s = s[:start] + "[redacted]" + s[end:]
-	}
-}
-
-func isSchemeByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '+' || b == '-' || b == '.'
 }

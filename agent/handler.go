@@ -4,11 +4,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/json"
-	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -54,7 +54,7 @@ func NewHandler(cfg Config) (http.Handler, error) {
 		return nil, err
 	}
 	h := &handler{cfg: c, keySum: sha256.Sum256([]byte(c.Getenv(c.APIKeyEnv)))}
-	h.client = &http.Client{Transport: c.Transport, CheckRedirect: sameHostOnly}
+	h.client = &http.Client{Transport: c.Transport, CheckRedirect: safehttp.SameHostOnly}
 	return h, nil
 }
 
@@ -161,16 +161,4 @@ func clip(s string) string {
 		return s
 	}
 	return s[:max] + "..."
-}
-
-// errRedirect is a redirect to another host, or too many redirects.
-var errRedirect = errors.New("redirect refused")
-
-// sameHostOnly follows at most three redirects, all to the scheme and host
-// first asked: the bearer key must not travel anywhere else.
-func sameHostOnly(req *http.Request, via []*http.Request) error {
-	if len(via) >= 3 || req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
-		return errRedirect
-	}
-	return nil
 }

@@ -2,21 +2,15 @@ package gateway
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
-	"mime"
-	"net"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
-	"syscall"
 	"time"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -150,20 +144,8 @@ func newClient(o Options) *client {
 		t.MaxResponseHeaderBytes = 64 << 10
 		hc.Transport = t
 	}
-	hc.CheckRedirect = sameHostOnly
+	hc.CheckRedirect = safehttp.SameHostOnly
 	return &client{hc: &hc, key: o.APIKey, max: o.MaxBody}
-}
-
-// errRedirect is a redirect to another host, or too many redirects.
-var errRedirect = errors.New("redirect refused")
-
-// sameHostOnly follows at most three redirects, all to the scheme and host
-// first asked: the bearer key must not travel anywhere else.
-func sameHostOnly(req *http.Request, via []*http.Request) error {
-	if len(via) >= 3 || req.URL.Host != via[0].URL.Host || req.URL.Scheme != via[0].URL.Scheme {
-		return errRedirect
-	}
-	return nil
 }
 
 // get fetches one JSON document within timeout. Its errors never quote the
@@ -181,24 +163,24 @@ func (c *client) get(ctx context.Context, u *url.URL, timeout time.Duration) ([]
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		return nil, describe(err, timeout)
+		return nil, safehttp.Describe(err, timeout)
 	}
 	defer resp.Body.Close()
 	if resp.ContentLength > c.max {
 		return nil, c.tooLarge()
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, c.max+1))
+	body, tooLarge, err := safehttp.ReadCapped(resp.Body, c.max)
 	if err != nil {
-		return nil, describe(err, timeout)
+		return nil, safehttp.Describe(err, timeout)
 	}
-	if int64(len(body)) > c.max {
+	if tooLarge {
 		return nil, c.tooLarge()
 	}
 	if resp.StatusCode != http.StatusOK {
 		return nil, &HTTPError{Code: resp.StatusCode, Message: envelopeMessage(body)}
 	}
 	ct := resp.Header.Get("Content-Type")
-	if mt, _, err := mime.ParseMediaType(ct); err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+	if !safehttp.IsJSON(ct) {
 		return nil, fmt.Errorf("answer is not JSON (content type %q)", clip(ct))
 	}
 	return body, nil
@@ -220,41 +202,9 @@ func envelopeMessage(body []byte) string {
 	_, err := lloom.ParseNodeStatus(body, "")
 	var g *lloom.GatewayError
 	if errors.As(err, &g) {
-		return clip(scrubURLs(g.Message))
+		return clip(safehttp.ScrubURLs(g.Message))
 	}
 	return ""
-}
-
-// describe words a transport error without the URL, host or port the
-// standard library puts in its messages.
-func describe(err error, timeout time.Duration) error {
-	var dnsErr *net.DNSError
-	var opErr *net.OpError
-	var sysErr *os.SyscallError
-	var certErr *tls.CertificateVerificationError
-	var unknownAuth x509.UnknownAuthorityError
-	var recordErr tls.RecordHeaderError
-	switch {
-	case errors.Is(err, errRedirect):
-		return errors.New("redirect to another host refused")
-	case errors.Is(err, context.DeadlineExceeded) || os.IsTimeout(err):
-		return fmt.Errorf("no answer within %s", timeout)
-	case errors.Is(err, context.Canceled):
-		return errors.New("request cancelled")
-	case errors.Is(err, syscall.ECONNREFUSED):
-		return errors.New("connection refused")
-	case errors.As(err, &dnsErr):
-		return errors.New("host name does not resolve")
-	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &recordErr):
-		return errors.New("TLS handshake failed")
-	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return errors.New("connection closed mid-answer")
-	case errors.As(err, &sysErr):
-		return fmt.Errorf("network error: %s", sysErr.Err)
-	case errors.As(err, &opErr):
-		return fmt.Errorf("network error (%s)", opErr.Op)
-	}
-	return errors.New("request failed")
 }
 
 // clip makes remote text fit for a message: control characters (which

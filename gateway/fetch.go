@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -251,11 +252,11 @@ func readCluster(body []byte) (*lloom.ClusterStatus, map[string]string, error) {
 func parseProblem(what string, err error) error {
 	var g *lloom.GatewayError
 	if errors.As(err, &g) {
-		return fmt.Errorf("the gateway answered an error instead of its %s: %s", what, clip(scrubURLs(g.Message)))
+		return fmt.Errorf("the gateway answered an error instead of its %s: %s", what, clip(safehttp.ScrubURLs(g.Message)))
 	}
 	var ie *lloom.InputError
 	if errors.As(err, &ie) {
-		return fmt.Errorf("answer is not a %s: %s%s", what, clip(scrubURLs(ie.Msg)), pathText(ie.Path))
+		return fmt.Errorf("answer is not a %s: %s%s", what, clip(safehttp.ScrubURLs(ie.Msg)), pathText(ie.Path))
 	}
 	return fmt.Errorf("answer is not a %s", what)
 }
@@ -296,7 +297,7 @@ func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
 	st.ID = id
 	n.Status = cleanStatus(st)
 	if !st.Reachable && st.Telemetry == nil {
-		reason := clip(scrubURLs(string(st.Error)))
+		reason := clip(safehttp.ScrubURLs(string(st.Error)))
 		if reason == "" {
 			reason = "the gateway reports it unreachable"
 		}
@@ -306,13 +307,13 @@ func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
 	}
 	why := "gateway predates inventory"
 	if st.Error != "" {
-		why = clip(scrubURLs(string(st.Error)))
+		why = clip(safehttp.ScrubURLs(string(st.Error)))
 	}
 	if len(st.Inventory) > 0 {
 		inv, err := inventory.Parse(st.Inventory, id)
 		switch {
 		case err != nil:
-			why = "its inventory is unreadable: " + clip(scrubURLs(inputText(err)))
+			why = "its inventory is unreadable: " + clip(safehttp.ScrubURLs(inputText(err)))
 		case inv.NodeID != id:
 			why = fmt.Sprintf("its inventory describes node %q", clip(inv.NodeID))
 		default:

@@ -3,21 +3,11 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
-	"regexp"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/lloom"
 )
-
-var urlRE = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.-]*://[^\s"'<>]*`)
-
-// scrubURLs replaces every URL in s with lloom's redaction mark.
-func scrubURLs(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return urlRE.ReplaceAllString(s, lloom.Redaction)
-}
 
 var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "AUTH", "COOKIE"}
 
@@ -71,7 +61,7 @@ func scrubValue(key string, v any) any {
 		case publicKeys[key]:
 			return x
 		}
-		return scrubURLs(x)
+		return safehttp.ScrubURLs(x)
 	case map[string]any:
 		for k, e := range x {
 			x[k] = scrubValue(k, e)
