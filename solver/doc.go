@@ -75,7 +75,8 @@
 // eligibility reasons of every candidate (budgets, links, archs, missing
 // models, external models not allowed), then a minimal set of pins,
 // cordons and other covered sources that rules out covering it.
-// Explaining may run past the deadline by min(limit/10, 500 ms); when the
+// The search stops min(limit/10, 500 ms) before the limit, and explaining
+// may use that time; when the
 // encodings do not fit in that (or a part's did not fit before the
 // deadline), only the eligibility reasons are given, without SAT checks.
 //

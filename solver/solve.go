@@ -92,9 +92,10 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		limit = DefaultTimeLimit
 	}
 	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now(), limit: limit}
-	// A small margin for what follows the search: gini overshoots a Try by
-	// up to one propagation tick, then come the merge and the final checks.
-	r.deadline = r.start.Add(limit - min(limit/50, 100*time.Millisecond))
+	// The search stops early enough for what follows it to fit in the
+	// limit: gini overshoots a Try by up to one propagation tick, then come
+	// the merge, the final checks and the explanations (explainGrace).
+	r.deadline = r.start.Add(limit - explainGrace(limit))
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
 		r.deadline = d
 	}
