@@ -130,7 +130,7 @@ func NewChecker(p *model.Pool) *Checker {
 	if !(c.unit > 0) || math.IsInf(c.unit, 0) {
 		c.unit = 1
 	}
-	c.h = units(p.Settings.HysteresisMs / c.unit)
+	c.h = Units(p.Settings.HysteresisMs / c.unit)
 	return c
 }
 
@@ -142,9 +142,11 @@ func (c *Checker) addSource(s source) {
 	c.sources = append(c.sources, s)
 }
 
-// units rounds half away from zero to an integer, clamped so that sums of
-// many terms cannot overflow.
-func units(x float64) int64 {
+// Units rounds one objective term to whole units, half away from zero
+// (docs/objective.md), clamped to ±2^40 so that sums of many terms cannot
+// overflow. Heuristics that keep their own running cost call it so that
+// their sums equal Check's.
+func Units(x float64) int64 {
 	const limit = 1 << 40
 	switch {
 	case math.IsNaN(x):
@@ -642,9 +644,9 @@ func (c *Checker) objective(r *Report, placed map[int]lane, served map[int]servi
 				add(TermReroute, s.name, c.h, "served by %s, now by %s", sv.model, cur)
 			}
 		}
-		add(TermLatency, s.name, units(s.demand*ft/c.unit), "%g requests x %g ms (%s)", s.demand, ft, how)
+		add(TermLatency, s.name, Units(s.demand*ft/c.unit), "%g requests x %g ms (%s)", s.demand, ft, how)
 	}
-	load := func(v *model.Variant) int64 { return units(c.p.Settings.ChurnWeight * v.LoadTimeMs / c.unit) }
+	load := func(v *model.Variant) int64 { return Units(c.p.Settings.ChurnWeight * v.LoadTimeMs / c.unit) }
 	for vi := range c.p.Variants {
 		v := &c.p.Variants[vi]
 		l, on := placed[vi]

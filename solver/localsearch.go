@@ -131,20 +131,6 @@ func resIndex(r model.Residency) int {
 	return 2
 }
 
-// lsUnits rounds half away from zero, clamped as eval does.
-func lsUnits(x float64) int64 {
-	const limit = 1 << 40
-	switch {
-	case math.IsNaN(x):
-		return 0
-	case x > limit:
-		return limit
-	case x < -limit:
-		return -limit
-	}
-	return int64(math.Round(x))
-}
-
 func newLSProblem(p *model.Pool) *lsProblem {
 	if p == nil {
 		p = &model.Pool{}
@@ -155,7 +141,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 	if !(unit > 0) || math.IsInf(unit, 0) {
 		unit = 1
 	}
-	pr := &lsProblem{p: p, h: lsUnits(s.HysteresisMs / unit)}
+	pr := &lsProblem{p: p, h: eval.Units(s.HysteresisMs / unit)}
 	domIx := map[[2]string]int{}
 	for _, n := range p.Nodes {
 		for _, d := range n.Domains {
@@ -183,7 +169,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 		v := &p.Variants[vi]
 		lv := &pr.vars[vi]
 		lv.v = v
-		lv.load = lsUnits(s.ChurnWeight*v.LoadTimeMs/unit) + pr.h
+		lv.load = eval.Units(s.ChurnWeight*v.LoadTimeMs/unit) + pr.h
 		var cur []model.CurrentLane
 		for _, c := range p.Current.Lanes {
 			if c.Variant == v.ID {
@@ -299,7 +285,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 			if isAlias && alias.SLO != nil && (alias.SLO.FirstTokenMs > 0 && ft > alias.SLO.FirstTokenMs || alias.SLO.TotalMs > 0 && total > alias.SLO.TotalMs) {
 				c[3] = 1
 			}
-			c[4] = lsUnits(demand * ft / unit)
+			c[4] = eval.Units(demand * ft / unit)
 			if isAlias && hasCur && cur != m {
 				c[4] += pr.h
 			}
