@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -48,8 +49,9 @@ var errTooBig = errors.New("encode: bound diagram over its node cap")
 // activation literal (gini needs level 0 to check a guarded clause, and
 // opening a guard is what gets it there), and all are assumed with a root.
 type diagram struct {
-	m      *mdd
-	guards []int
+	m        *mdd
+	guards   []int
+	constant int64 // groups made constant by fixed literals
 }
 
 // L4Bound returns literals that, assumed together, bound level 4 by k over
@@ -66,27 +68,109 @@ type diagram struct {
 // the diagram would pass maxNodes in all (0: no cap), or e.Deadline
 // passes while it grows; it is then removed.
 func (e *Encoding) L4Bound(k, delta int64, restrict bool, maxNodes int) (lits []z.Lit, ok bool) {
+	delta = max(delta, 1)
+	return e.l4Bound(l4Key{delta: delta, restrict: restrict}, k, maxNodes, func() ([]Group, int64) {
+		if delta > 1 {
+			return scaled(e.l4, delta, restrict), 0
+		}
+		return e.l4, 0
+	})
+}
+
+// L4BoundFixed is the exact L4Bound (delta 1) for plans that also meet
+// fixed: the diagram leaves out every branch fixed false and turns a
+// group with a branch fixed true into a constant, so it is much smaller
+// when many literals are fixed. Its literals must be assumed together
+// with fixed: alone they admit plans of any value. gen names the fixed
+// set (non-zero); a new gen retires the diagram of the old one.
+func (e *Encoding) L4BoundFixed(k int64, gen uint64, fixed []z.Lit, maxNodes int) (lits []z.Lit, ok bool) {
+	for key := range e.l4Live {
+		if key.fixed != 0 && key.fixed != gen {
+			e.retire(key)
+		}
+	}
+	return e.l4Bound(l4Key{delta: 1, restrict: true, fixed: gen}, k, maxNodes, func() ([]Group, int64) {
+		return fixGroups(e.l4, fixed)
+	})
+}
+
+// SumBound returns literals that, assumed, bound a sum of groups by k:
+// the caller's own pseudo-boolean constraint (a reduced-cost knapsack),
+// removed with the level-4 diagrams of the same gen by ReleaseBound or
+// by L4BoundFixed with another gen.
+func (e *Encoding) SumBound(gen uint64, groups []Group, k int64, maxNodes int) (lits []z.Lit, ok bool) {
+	return e.l4Bound(l4Key{delta: 1, fixed: gen}, k+e.Linear.Offsets[3], maxNodes, func() ([]Group, int64) {
+		return groups, 0
+	})
+}
+
+// fixGroups simplifies groups under fixed literals; the constant part
+// of the groups that became constant is returned apart.
+func fixGroups(gs []Group, fixed []z.Lit) ([]Group, int64) {
+	val := map[z.Var]bool{}
+	for _, m := range fixed {
+		val[m.Var()] = m.IsPos()
+	}
+	known := func(m z.Lit) (truth, ok bool) {
+		v, ok := val[m.Var()]
+		return v == m.IsPos(), ok
+	}
+	var out []Group
+	var constant int64
+	for _, g := range gs {
+		ng := Group{Else: g.Else}
+		forced, isForced := int64(0), false
+		for _, b := range g.Branches {
+			t, ok := known(b.Lit)
+			switch {
+			case !ok:
+				ng.Branches = append(ng.Branches, b)
+			case t && isForced:
+				forced = max(forced, b.W) // diagram semantics: the dearest true branch
+			case t:
+				forced, isForced = b.W, true
+			}
+		}
+		switch {
+		case isForced:
+			constant += forced
+		case len(ng.Branches) == 0:
+			constant += g.Else
+		default:
+			out = append(out, ng)
+		}
+	}
+	return out, constant
+}
+
+func (e *Encoding) l4Bound(key l4Key, k int64, maxNodes int, groups func() ([]Group, int64)) (lits []z.Lit, ok bool) {
 	k -= e.Linear.Offsets[3]
 	if k < 0 {
 		return []z.Lit{e.F()}, true
 	}
-	delta = max(delta, 1)
-	key := l4Key{delta, restrict}
+	delta := key.delta
 	d := e.l4Live[key]
 	if d == nil {
-		groups := e.l4
-		if delta > 1 {
-			groups = scaled(e.l4, delta, restrict)
-		}
+		gs, constant := groups()
 		name := fmt.Sprintf("l4/%d", delta)
-		if !restrict {
+		if !key.restrict {
 			name += "~"
 		}
-		d = &diagram{m: newMDD(e.cnf, name, groups)}
+		if key.fixed != 0 {
+			name = fmt.Sprintf("l4/fixed%d", key.fixed)
+			if !key.restrict {
+				name = fmt.Sprintf("rc/%d", key.fixed)
+			}
+		}
+		d = &diagram{m: newMDD(e.cnf, name, gs), constant: constant}
 		if e.l4Live == nil {
 			e.l4Live = map[l4Key]*diagram{}
 		}
 		e.l4Live[key] = d
+	}
+	k -= d.constant
+	if k < 0 {
+		return []z.Lit{e.F()}, true
 	}
 	kk := floorDiv(k, delta)
 	if kk >= d.m.MaxSum() {
@@ -140,6 +224,7 @@ func (e *Encoding) retire(key l4Key) {
 type l4Key struct {
 	delta    int64
 	restrict bool
+	fixed    uint64 // L4BoundFixed's generation, 0 otherwise
 }
 
 func scaled(gs []Group, delta int64, up bool) []Group {
@@ -197,8 +282,10 @@ func (e *Encoding) ReleaseBound() {
 	}
 	slices.SortFunc(keys, func(a, b l4Key) int { // map order must not reach gini
 		switch {
+		case a.fixed != b.fixed:
+			return cmp.Compare(a.fixed, b.fixed)
 		case a.delta != b.delta:
-			return int(a.delta - b.delta)
+			return cmp.Compare(a.delta, b.delta)
 		case a.restrict == b.restrict:
 			return 0
 		case a.restrict:

@@ -111,6 +111,10 @@ type Route struct {
 	Model   string
 	Variant int // index into Pool.Variants, -1 for an external model
 	Lit     z.Lit
+	// Split, where the lane's residency changes the route's cost, holds
+	// the level-4 latency literal per residency (route ∧ res[ρ]), in
+	// model.Residencies order; zero elsewhere. Relaxations use it.
+	Split [3]z.Lit
 }
 
 // AssumptionKind says what a named assumption stands for.

@@ -248,7 +248,8 @@ func (e *Encoding) latency(s *Source, current map[string]string) {
 		return 0
 	}
 	e.family("latency")
-	for _, r := range s.Routes {
+	for ri := range s.Routes {
+		r := &s.Routes[ri]
 		if r.Variant < 0 {
 			m := &p.Models[e.Index.Model[r.Model]]
 			w := e.costs.latency(s.Demand, e.costs.extFirstToken(m)) + reroute(r.Model)
@@ -288,6 +289,7 @@ func (e *Encoding) latency(s *Source, current map[string]string) {
 			e.yRoute[len(e.yRoute)-1][0] = y
 			rl := r.Lit
 			e.define(y, func(val func(z.Lit) bool) bool { return val(rl) && val(res) })
+			r.Split[i] = y
 			g.Branches = append(g.Branches, Branch{y, ws[i]})
 		}
 	}

@@ -52,7 +52,8 @@ type exact struct {
 	deadline time.Time
 	nodes    []string // nodes that lanes may use, for LNS neighbourhoods
 	calls    int
-	at       int // the level being solved, for progress
+	at       int    // the level being solved, for progress
+	fixGen   uint64 // generation of the reduced-cost fixes in the diagram
 }
 
 // The encoding must be done by encodeBy (the run's deadline at the
@@ -231,8 +232,33 @@ func (x *exact) level(i int, end time.Time) error {
 			return
 		}
 		lpAsked = true
-		if b, ok := lpBound(x, i, end); ok && b > lb {
+		if sr, ok := strongLP(x, i, ub-1, end); ok && sr.bound > lb {
+			lb, src = min(sr.bound, ub), "lp"
+		} else if b, ok := lpBound(x, i, end); ok && b > lb {
 			lb, src = b, "lp"
+		}
+	}
+	// Level 4 rarely closes by SAT alone: the strengthened LP bounds it
+	// first, and its reduced costs fix most columns of any better plan,
+	// which makes the exact diagram small enough to prove with. The
+	// search runs in between, so that the second fixing, at a better
+	// incumbent, fixes more.
+	var sr *strongResult
+	searchEnd := end
+	if i == 3 && lb < ub {
+		lpAsked = true
+		if r, ok := strongLP(x, i, ub-1, end); ok {
+			sr = &r
+			if r.bound > lb {
+				lb, src = min(r.bound, ub), "lp"
+			}
+			if smallGap(lb, ub) {
+				share := time.Until(end) / 3
+				if err := x.fixedSearch(time.Now().Add(share), sr, &lb, &ub, &src); err != nil {
+					return err
+				}
+			}
+			searchEnd = time.Now().Add(time.Until(end) / 2)
 		}
 	}
 	b := &bounder{x: x, i: i, delta: 1}
@@ -257,9 +283,9 @@ func (x *exact) level(i int, end time.Time) error {
 			bl, ok = b.search(ub - 1)
 		}
 		cap := fullTryMin
-		for ok && lb < ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
+		for ok && lb < ub && time.Now().Before(searchEnd) && x.run.ctx.Err() == nil {
 			x.run.progress(i, x.obj, lb)
-			r := x.tryUntil(end, cap, bl...)
+			r := x.tryUntil(searchEnd, cap, bl...)
 			if r == 1 {
 				if _, err := x.decodeSAT(); err != nil {
 					return err
@@ -280,7 +306,7 @@ func (x *exact) level(i int, end time.Time) error {
 				// finer resolution.
 				rl, rok := b.relax(ub - 1)
 				if rok {
-					switch x.tryUntil(end, cap, rl...) {
+					switch x.tryUntil(searchEnd, cap, rl...) {
 					case -1:
 						lb, src = ub, "sat-unsat"
 						continue
@@ -300,10 +326,10 @@ func (x *exact) level(i int, end time.Time) error {
 			// a few neighbourhood searches, then a longer try.
 			askLP()
 			for range 4 {
-				if !time.Now().Before(end) || lb >= ub {
+				if !time.Now().Before(searchEnd) || lb >= ub {
 					break
 				}
-				improved, err := x.lns(i, end, bl)
+				improved, err := x.lns(i, searchEnd, bl)
 				if err != nil {
 					return err
 				}
@@ -315,6 +341,12 @@ func (x *exact) level(i int, end time.Time) error {
 				}
 			}
 			cap = min(2*cap, fullTryMax)
+		}
+	}
+	if sr != nil && lb < ub && smallGap(lb, ub) {
+		x.e.ReleaseBound()
+		if err := x.fixedSearch(end, sr, &lb, &ub, &src); err != nil {
+			return err
 		}
 	}
 	lv.Value = ub
@@ -334,6 +366,57 @@ func (x *exact) level(i int, end time.Time) error {
 	x.e.Freeze(i, ub)
 	return nil
 }
+
+// fixedSearch looks for level-4 plans better than ub among those that
+// keep the reduced-cost fixes and knapsack (every better plan does, see
+// relax.go), with the exact diagram over the groups the fixes leave
+// free. UNSAT proves ub; a timeout or a diagram past its cap leaves lb
+// and ub as they are.
+func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *string) error {
+	defer x.e.ReleaseBound()
+	for *lb < *ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
+		fixes, knap, ok := sr.fixesFor(*ub - 1)
+		if !ok {
+			*lb, *src = *ub, "lp"
+			return nil
+		}
+		x.fixGen++
+		// Building may use a third of the time left, no more.
+		saved := x.e.Deadline
+		x.e.Deadline = time.Now().Add(time.Until(end) / 3)
+		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
+		var kl []z.Lit
+		if ok && len(knap) > 0 {
+			kl, ok = x.e.SumBound(x.fixGen, knap, rcScale, l4FixedMaxNodes)
+		}
+		x.e.Deadline = saved
+		if !ok {
+			return nil
+		}
+		x.run.progress(3, x.obj, *lb)
+		lits = append(append(lits, kl...), fixes...)
+		switch x.tryUntil(end, time.Until(end), lits...) {
+		case 1:
+			if _, err := x.decodeSAT(); err != nil {
+				return err
+			}
+			*ub = x.obj[3]
+		case -1:
+			*lb, *src = *ub, "reduced-cost"
+		default:
+			return nil
+		}
+	}
+	return nil
+}
+
+// l4FixedMaxNodes caps the diagram over the columns reduced-cost fixing
+// leaves free.
+const l4FixedMaxNodes = 100000
+
+// smallGap says when reduced-cost fixing is worth a diagram: with a
+// wider gap too few columns are fixed and the diagram only costs time.
+func smallGap(lb, ub int64) bool { return ub-lb <= max(ub/20, 1) }
 
 // l4MaxNodes caps a level-4 bound diagram; past it the resolution
 // coarsens (about 0.3 s of building, measured on the 8x20 benchmark).

@@ -70,6 +70,7 @@ type lpResult struct {
 	bound    float64
 	hasBound bool
 	y        []float64 // multipliers of the caller's rows, signs as above
+	x        []float64 // the final basis's primal point (cut separation)
 	iters    int
 }
 
@@ -476,16 +477,20 @@ func solveLP(pr *lpProblem, deadline time.Time, maxIter int) lpResult {
 	if res.status == lpUnbounded {
 		return res
 	}
-	// Primal objective of the final basis.
+	// Primal point and objective of the final basis.
+	res.x = make([]float64, n)
 	for j := 0; j < n; j++ {
 		if tb.stat[j] == stUpper {
-			res.obj += pr.c[j]
+			res.x[j] = 1
 		}
 	}
 	for i, b := range tb.basis {
 		if b < n {
-			res.obj += pr.c[b] * tb.beta[i]
+			res.x[b] = min(max(tb.beta[i], 0), 1)
 		}
+	}
+	for j, v := range res.x {
+		res.obj += pr.c[j] * v
 	}
 	// Multipliers: the reduced cost of row i's slack (cost 0, column e_i)
 	// is −y_i. Clip to the sign the row's sense allows (≤ rows: y <= 0).

@@ -1,0 +1,597 @@
+package solver
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
+)
+
+// This file strengthens the LP relaxation of one level before it is
+// solved, the way a MIP solver's root node does, and turns the final
+// multipliers into reduced-cost fixings for the SAT search.
+//
+// Everything is done on the integer data and is valid for every 0/1
+// point that satisfies the rows (with the assumptions true and the
+// earlier levels at their frozen values), so the intended values of every
+// valid plan stay feasible:
+//
+//   - propagation fixes a column that a single row forces (bounds
+//     propagation of each row over the box);
+//   - coefficient tightening (Savelsbergh 1994) shrinks a coefficient
+//     that is larger than the row needs, which cuts off fractional points
+//     of the big-M rows (the auto rule) and of memory rows with lanes
+//     larger than the budget;
+//   - disaggregated latency rows: a route whose cost depends on the
+//     lane's residency is paid through route ∧ res[ρ] literals; the
+//     mirror's one-sided rows let a fractional route pay nothing, so
+//     Σ_ρ split[ρ] >= route and split[ρ] <= res[ρ] are added;
+//   - lifted cover inequalities (Balas 1975; extended covers) separated
+//     from the LP point on every row, rounds until they stop paying.
+//
+// Reduced-cost fixing then uses the multipliers y of the last LP: for
+// any feasible x, c·x >= L + Σ_j |d_j|·[x_j moves off its cheap bound],
+// with L the weak-duality bound and d = c − yA. A plan better than the
+// incumbent (c·x <= U) therefore keeps every column whose |d_j| exceeds
+// U − L at its cheap bound. Those literals are assumptions for the
+// improving search only: they are implied by "better than the
+// incumbent", not by the hard constraints.
+
+// irow is Σ val·x[idx] op rhs over the relaxation's columns.
+type irow struct {
+	idx []int
+	val []int64
+	op  encode.Op
+	rhs int64
+}
+
+// relaxation is one level's linear model, presolved.
+type relaxation struct {
+	vars []z.Var
+	col  map[z.Var]int
+	rows []irow
+	c    []int64 // objective over the columns
+	// lo, hi are each column's bounds in {0, 1}; fixed columns are
+	// substituted out of rows and objective once presolve ends.
+	lo, hi   []int64
+	constant int64 // objective of the columns fixed before the LP
+	dead     bool  // a row holds for no point in the box
+	cuts     int
+}
+
+// newRelaxation builds level i's model from the encoding's linear
+// mirror, with the assumptions true and the earlier levels at the
+// incumbent's values (they are frozen there).
+func newRelaxation(x *exact, i int) *relaxation {
+	lin := &x.e.Linear
+	r := &relaxation{col: map[z.Var]int{}}
+	fixed := map[z.Var]bool{}
+	for _, m := range lin.Assumed {
+		fixed[m.Var()] = m.IsPos()
+	}
+	add := func(ts []encode.Term, op encode.Op, rhs int64) {
+		w := irow{op: op, rhs: rhs}
+		for _, t := range ts {
+			if val, ok := fixed[t.Var]; ok {
+				if val {
+					w.rhs -= t.Coef
+				}
+				continue
+			}
+			w.idx = append(w.idx, r.colOf(t.Var))
+			w.val = append(w.val, t.Coef)
+		}
+		r.rows = append(r.rows, w)
+	}
+	for _, row := range lin.Rows {
+		add(row.Terms, row.Op, row.RHS)
+	}
+	for j := 0; j < i; j++ {
+		add(lin.Objectives[j], encode.LE, x.obj[j]-lin.Offsets[j])
+	}
+	// Disaggregated latency rows, written with literals.
+	lit := func(m z.Lit, coef int64, ts []encode.Term, rhs int64) ([]encode.Term, int64) {
+		if m == x.e.T {
+			return ts, rhs - coef
+		}
+		if m == x.e.F() {
+			return ts, rhs
+		}
+		if !m.IsPos() { // coef·(1 − v)
+			return append(ts, encode.Term{Var: m.Var(), Coef: -coef}), rhs - coef
+		}
+		return append(ts, encode.Term{Var: m.Var(), Coef: coef}), rhs
+	}
+	for si := range x.e.Sources {
+		for _, rt := range x.e.Sources[si].Routes {
+			if rt.Variant < 0 || rt.Split == [3]z.Lit{} {
+				continue
+			}
+			ts, rhs := lit(rt.Lit, -1, nil, 0)
+			for k, y := range rt.Split {
+				if y == z.LitNull {
+					continue
+				}
+				ts, rhs = lit(y, 1, ts, rhs)
+				u, urhs := lit(y, 1, nil, 0)
+				u, urhs = lit(x.e.Variants[rt.Variant].Res[k], -1, u, urhs)
+				add(u, encode.LE, urhs)
+			}
+			add(ts, encode.GE, rhs)
+		}
+	}
+	r.c = make([]int64, len(r.vars))
+	for _, t := range lin.Objectives[i] {
+		if val, ok := fixed[t.Var]; ok {
+			if val {
+				r.constant += t.Coef
+			}
+			continue
+		}
+		r.c[r.colOf(t.Var)] += t.Coef
+	}
+	r.lo = make([]int64, len(r.vars))
+	r.hi = make([]int64, len(r.vars))
+	for j := range r.hi {
+		r.hi[j] = 1
+	}
+	return r
+}
+
+func (r *relaxation) colOf(v z.Var) int {
+	c, ok := r.col[v]
+	if !ok {
+		c = len(r.vars)
+		r.col[v] = c
+		r.vars = append(r.vars, v)
+	}
+	return c
+}
+
+// le returns row w as Σ a·x <= b rows: one for <= and >=, two for =.
+func le(w irow) [][2]any {
+	neg := func() irow {
+		n := irow{idx: w.idx, val: make([]int64, len(w.val)), op: encode.LE, rhs: -w.rhs}
+		for k, v := range w.val {
+			n.val[k] = -v
+		}
+		return n
+	}
+	switch w.op {
+	case encode.LE:
+		return [][2]any{{w, false}}
+	case encode.GE:
+		return [][2]any{{neg(), true}}
+	}
+	a := w
+	a.op = encode.LE
+	return [][2]any{{a, false}, {neg(), true}}
+}
+
+// propagate fixes the columns that one row forces, to a fixpoint.
+func (r *relaxation) propagate(deadline time.Time) {
+	for pass := 0; pass < 20; pass++ {
+		changed := false
+		for _, w := range r.rows {
+			for _, f := range le(w) {
+				row := f[0].(irow)
+				var minact int64
+				for k, j := range row.idx {
+					if a := row.val[k]; a > 0 {
+						minact += a * r.lo[j]
+					} else {
+						minact += a * r.hi[j]
+					}
+				}
+				if minact > row.rhs {
+					r.dead = true
+					return
+				}
+				for k, j := range row.idx {
+					if r.lo[j] == r.hi[j] {
+						continue
+					}
+					a := row.val[k]
+					if a > 0 && minact+a > row.rhs {
+						r.hi[j], changed = 0, true
+					} else if a < 0 && minact-a > row.rhs {
+						r.lo[j], changed = 1, true
+					}
+				}
+			}
+		}
+		if !changed || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// substitute removes fixed columns from rows and objective, drops rows
+// that every point in the box meets, and rewrites the rest as <= rows
+// (= rows stay) with tightened coefficients.
+func (r *relaxation) substitute() {
+	for j, c := range r.c {
+		if r.lo[j] == r.hi[j] {
+			r.constant += c * r.lo[j]
+			r.c[j] = 0
+		}
+	}
+	var rows []irow
+	for _, w := range r.rows {
+		n := irow{op: w.op, rhs: w.rhs}
+		for k, j := range w.idx {
+			if r.lo[j] == r.hi[j] {
+				n.rhs -= w.val[k] * r.lo[j]
+				continue
+			}
+			n.idx = append(n.idx, j)
+			n.val = append(n.val, w.val[k])
+		}
+		if len(n.idx) == 0 {
+			continue
+		}
+		if n.op == encode.EQ {
+			rows = append(rows, n)
+			continue
+		}
+		if n.op == encode.GE {
+			n = le(n)[0][0].(irow)
+		}
+		if n, keep := tighten(n); keep {
+			rows = append(rows, n)
+		}
+	}
+	r.rows = rows
+}
+
+// tighten applies coefficient tightening to Σ a·x <= b over binaries:
+// with z_j the literal of x_j that has a positive coefficient a'_j, a
+// coefficient larger than the row needs when z_j is true (the rest can
+// never pass b − a'_j) loses the excess, and so does b. It reports false
+// for a row that every point meets.
+func tighten(w irow) (irow, bool) {
+	n := len(w.idx)
+	a := make([]int64, n)
+	b := w.rhs
+	var maxact int64
+	for k, v := range w.val {
+		if v < 0 {
+			a[k], b = -v, b-v
+		} else {
+			a[k] = v
+		}
+		maxact += a[k]
+	}
+	if maxact <= b {
+		return w, false
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(p, q int) bool { return a[order[p]] > a[order[q]] })
+	for _, k := range order {
+		if d := b - (maxact - a[k]); d > 0 && a[k] > d {
+			a[k] -= d
+			b -= d
+			maxact -= d
+		}
+	}
+	out := irow{idx: w.idx, val: make([]int64, n), op: encode.LE, rhs: b}
+	for k, v := range w.val {
+		if v < 0 {
+			out.val[k] = -a[k]
+			out.rhs -= a[k]
+		} else {
+			out.val[k] = a[k]
+		}
+	}
+	return out, true
+}
+
+// lp is the float problem of the current rows, started from start.
+func (r *relaxation) lp(start []bool) *lpProblem {
+	pr := &lpProblem{c: make([]float64, len(r.vars)), start: start}
+	for j, c := range r.c {
+		pr.c[j] = float64(c)
+	}
+	for _, w := range r.rows {
+		row := lpRow{op: w.op, rhs: float64(w.rhs), idx: w.idx, val: make([]float64, len(w.val))}
+		for k, v := range w.val {
+			row.val[k] = float64(v)
+		}
+		pr.rows = append(pr.rows, row)
+	}
+	// Fixed columns keep their value through a row of their own.
+	for j := range r.vars {
+		if r.lo[j] == r.hi[j] {
+			pr.rows = append(pr.rows, lpRow{op: encode.EQ, rhs: float64(r.lo[j]), idx: []int{j}, val: []float64{1}})
+		}
+	}
+	return pr
+}
+
+// separate returns lifted cover cuts that xs violates, at most one per
+// row, most violated rows first, at most max of them.
+func (r *relaxation) separate(xs []float64, max int) []irow {
+	type cut struct {
+		w   irow
+		vio float64
+	}
+	var cuts []cut
+	for _, w := range r.rows {
+		if w.op != encode.LE || len(w.idx) < 2 {
+			continue
+		}
+		if c, vio, ok := coverCut(w, xs); ok {
+			cuts = append(cuts, cut{c, vio})
+		}
+	}
+	slices.SortStableFunc(cuts, func(p, q cut) int {
+		switch {
+		case p.vio > q.vio:
+			return -1
+		case p.vio < q.vio:
+			return 1
+		}
+		return 0
+	})
+	var out []irow
+	for k := 0; k < len(cuts) && k < max; k++ {
+		out = append(out, cuts[k].w)
+	}
+	return out
+}
+
+// coverCut finds a minimal cover of Σ a'·z <= b' (z_j = x_j, or 1 − x_j
+// where a_j < 0) greedily by (1 − z*_j)/a'_j, extends it by every item
+// at least as heavy as its heaviest, and returns Σ_E z <= |C| − 1 in x
+// when the point violates it by more than a tolerance.
+func coverCut(w irow, xs []float64) (irow, float64, bool) {
+	n := len(w.idx)
+	a := make([]int64, n)
+	zs := make([]float64, n)
+	b := w.rhs
+	for k, v := range w.val {
+		xj := xs[w.idx[k]]
+		if v < 0 {
+			a[k], b, zs[k] = -v, b-v, 1-xj
+		} else {
+			a[k], zs[k] = v, xj
+		}
+	}
+	if b < 0 {
+		return irow{}, 0, false
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(p, q int) bool {
+		kp, kq := order[p], order[q]
+		return (1-zs[kp])*float64(a[kq]) < (1-zs[kq])*float64(a[kp])
+	})
+	var sum int64
+	var in []int
+	for _, k := range order {
+		if sum > b {
+			break
+		}
+		in = append(in, k)
+		sum += a[k]
+	}
+	if sum <= b {
+		return irow{}, 0, false
+	}
+	// Minimal: drop the items with the largest z* ... first the ones
+	// that still leave a cover, lightest z* gain first.
+	sort.SliceStable(in, func(p, q int) bool { return zs[in[p]] < zs[in[q]] })
+	var cover []int
+	for idx, k := range in {
+		if sum-a[k] > b {
+			sum -= a[k]
+			continue
+		}
+		cover = append(cover, in[idx])
+	}
+	var lhs float64
+	var heavy int64
+	inCover := make([]bool, n)
+	for _, k := range cover {
+		lhs += zs[k]
+		heavy = max(heavy, a[k])
+		inCover[k] = true
+	}
+	size := int64(len(cover))
+	if size < 1 {
+		return irow{}, 0, false
+	}
+	ext := slices.Clone(cover)
+	for k := 0; k < n; k++ {
+		if !inCover[k] && a[k] >= heavy {
+			ext = append(ext, k)
+			lhs += zs[k]
+		}
+	}
+	vio := lhs - float64(size-1)
+	if vio < 1e-4 {
+		return irow{}, 0, false
+	}
+	sort.Ints(ext)
+	c := irow{op: encode.LE, rhs: size - 1}
+	for _, k := range ext {
+		c.idx = append(c.idx, w.idx[k])
+		if w.val[k] < 0 { // z = 1 − x
+			c.val = append(c.val, -1)
+			c.rhs--
+		} else {
+			c.val = append(c.val, 1)
+		}
+	}
+	return c, vio, true
+}
+
+// strongResult is the strengthened LP's answer for one level.
+type strongResult struct {
+	bound int64 // lower bound on the level, offset included
+	// pre are presolve's fixings: they hold in every plan.
+	pre    []z.Lit
+	vars   []z.Var
+	d      []float64 // reduced costs of the free columns (0 for fixed)
+	lp     float64   // the LP bound before rounding, without offset
+	offset int64
+	mag    float64 // magnitude of the sums behind d, for the margin
+	rounds int
+	cuts   int
+}
+
+// rcScale is the capacity the reduced-cost knapsack is scaled to: larger
+// is tighter and makes a larger diagram.
+const rcScale = 256
+
+// fixesFor returns what every plan of value <= cutoff keeps: presolve's
+// fixings and the columns whose reduced cost alone passes the slack
+// cutoff − bound, and, for the columns left, the knapsack
+// Σ_j floor(|d_j|·K/slack)·[x_j off its cheap bound] <= K (K = rcScale)
+// as single-branch groups. Each follows from c·x >= L + Σ|d_j|·dev_j.
+func (sr *strongResult) fixesFor(cutoff int64) (fixes []z.Lit, knap []encode.Group, ok bool) {
+	slack := float64(cutoff-sr.offset) - sr.lp + 1e-9*sr.mag + 1e-6
+	if slack < 0 {
+		return nil, nil, false // the bound already proves cutoff impossible
+	}
+	fixes = slices.Clone(sr.pre)
+	for j, v := range sr.vars {
+		dj := sr.d[j]
+		off := v.Pos() // the literal of moving off the cheap bound
+		if dj < 0 {
+			off = v.Neg()
+		}
+		a := math.Abs(dj)
+		switch {
+		case a > slack:
+			fixes = append(fixes, off.Not())
+		case slack > 0 && a*rcScale/slack >= 1:
+			w := int64(a * rcScale / slack)
+			knap = append(knap, encode.Group{Branches: []encode.Branch{{Lit: off, W: w}}})
+		}
+	}
+	return fixes, knap, true
+}
+
+// strongLP bounds level i by the strengthened relaxation and keeps the
+// reduced costs for fixing. It reports false when the model is too large
+// for the dense simplex or time is short.
+func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool) {
+	var out strongResult
+	if time.Until(end) < 50*time.Millisecond {
+		return out, false
+	}
+	budget := min(time.Until(end)/3, strongMaxTime)
+	deadline := time.Now().Add(budget)
+	r := newRelaxation(x, i)
+	r.propagate(deadline)
+	if r.dead {
+		return out, false
+	}
+	r.substitute()
+	m, n := len(r.rows), len(r.vars)
+	if m == 0 || (m+n)*(n+2*(m+n)) > lpMaxCells {
+		return out, false
+	}
+	var start []bool
+	if x.best.Lanes != nil {
+		if vals, err := x.e.Values(x.best); err == nil {
+			start = make([]bool, n)
+			for c, v := range r.vars {
+				start[c] = int(v) < len(vals) && vals[v]
+			}
+		}
+	}
+	offset := r.constant + x.e.Linear.Offsets[i]
+	best := math.Inf(-1)
+	var bestY []float64
+	var bestPr *lpProblem
+	last := math.Inf(-1)
+	stall := 0
+	for round := 0; round < strongRounds; round++ {
+		pr := r.lp(start)
+		res := solveLP(pr, deadline, 0)
+		out.rounds++
+		if !res.hasBound {
+			break
+		}
+		if res.bound > best {
+			best, bestY, bestPr = res.bound, res.y, pr
+		}
+		if res.status != lpOptimal || time.Now().After(deadline) {
+			break
+		}
+		if float64(cutoff-offset) < res.bound+1-1e-6 {
+			break // proves the cutoff already
+		}
+		if res.bound < last+1e-4*math.Max(1, math.Abs(last)) {
+			if stall++; stall >= 2 {
+				break
+			}
+		} else {
+			stall = 0
+		}
+		last = res.bound
+		cuts := r.separate(res.x, 200)
+		if len(cuts) == 0 {
+			break
+		}
+		r.rows = append(r.rows, cuts...)
+		out.cuts += len(cuts)
+	}
+	if bestPr == nil {
+		return out, false
+	}
+	out.bound = int64(math.Ceil(best-1e-6)) + offset
+	out.lp, out.offset, out.vars = best, offset, r.vars
+	out.d, out.mag = reducedCosts(bestPr, bestY)
+	for j, v := range r.vars {
+		switch {
+		case r.lo[j] == r.hi[j] && r.lo[j] == 1:
+			out.pre = append(out.pre, v.Pos())
+		case r.lo[j] == r.hi[j]:
+			out.pre = append(out.pre, v.Neg())
+		}
+		if r.lo[j] == r.hi[j] {
+			out.d[j] = 0
+		}
+	}
+	return out, true
+}
+
+// reducedCosts is d = c − yA for multipliers y clipped to their rows'
+// signs (as lagrangeBound clips them), and the magnitude of the sums.
+func reducedCosts(pr *lpProblem, y []float64) ([]float64, float64) {
+	d := slices.Clone(pr.c)
+	var mag float64
+	for _, c := range pr.c {
+		mag += math.Abs(c)
+	}
+	for ri := range pr.rows {
+		w := &pr.rows[ri]
+		yr := y[ri]
+		if (w.op == encode.LE && yr > 0) || (w.op == encode.GE && yr < 0) {
+			continue
+		}
+		mag += math.Abs(yr * w.rhs)
+		for k, j := range w.idx {
+			t := yr * w.val[k]
+			d[j] -= t
+			mag += math.Abs(t)
+		}
+	}
+	return d, mag
+}
+
+const (
+	strongRounds  = 40
+	strongMaxTime = 2 * time.Second
+)
