@@ -244,6 +244,8 @@ func (x *exact) level(i int, end time.Time) error {
 	// search runs in between, so that the second fixing, at a better
 	// incumbent, fixes more.
 	var sr *strongResult
+	var pw *pbLevel
+	defer func() { pw.stop() }()
 	searchEnd := end
 	if i == 3 && lb < ub {
 		lpAsked = true
@@ -252,7 +254,10 @@ func (x *exact) level(i int, end time.Time) error {
 			if r.bound > lb {
 				lb, src = min(r.bound, ub), "lp"
 			}
-			if smallGap(lb, ub) {
+			if lb < ub {
+				pw = x.startPB(sr, ub-1, end)
+			}
+			if smallGap(lb, ub) && lb < ub {
 				share := time.Until(end) / 3
 				if err := x.fixedSearch(time.Now().Add(share), sr, &lb, &ub, &src); err != nil {
 					return err
@@ -284,8 +289,20 @@ func (x *exact) level(i int, end time.Time) error {
 		}
 		cap := fullTryMin
 		for ok && lb < ub && time.Now().Before(searchEnd) && x.run.ctx.Err() == nil {
+			before := ub
+			if err := x.pollPB(pw, end, false, &lb, &ub, &src); err != nil {
+				return err
+			}
+			if lb >= ub {
+				break
+			}
+			if ub < before {
+				if bl, ok = b.search(ub - 1); !ok {
+					break
+				}
+			}
 			x.run.progress(i, x.obj, lb)
-			r := x.tryUntil(searchEnd, cap, bl...)
+			r := x.tryUntil(searchEnd, pw.capTry(cap), bl...)
 			if r == 1 {
 				if _, err := x.decodeSAT(); err != nil {
 					return err
@@ -343,7 +360,10 @@ func (x *exact) level(i int, end time.Time) error {
 			cap = min(2*cap, fullTryMax)
 		}
 	}
-	if sr != nil && lb < ub && smallGap(lb, ub) {
+	if err := x.pollPB(pw, end, pw.alive(), &lb, &ub, &src); err != nil {
+		return err
+	}
+	if sr != nil && lb < ub && smallGap(lb, ub) && !pw.alive() {
 		x.e.ReleaseBound()
 		if err := x.fixedSearch(end, sr, &lb, &ub, &src); err != nil {
 			return err

@@ -60,6 +60,7 @@ type relaxation struct {
 	constant int64 // objective of the columns fixed before the LP
 	dead     bool  // a row holds for no point in the box
 	cuts     int
+	assumed  map[z.Var]bool // the assumptions, true, substituted out
 }
 
 // newRelaxation builds level i's model from the encoding's linear
@@ -67,8 +68,8 @@ type relaxation struct {
 // incumbent's values (they are frozen there).
 func newRelaxation(x *exact, i int) *relaxation {
 	lin := &x.e.Linear
-	r := &relaxation{col: map[z.Var]int{}}
 	fixed := map[z.Var]bool{}
+	r := &relaxation{col: map[z.Var]int{}, assumed: fixed}
 	for _, m := range lin.Assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
@@ -446,6 +447,7 @@ type strongResult struct {
 	mag    float64 // magnitude of the sums behind d, for the margin
 	rounds int
 	cuts   int
+	rel    *relaxation // the presolved rows and cuts, for the PB worker
 }
 
 // rcScale is the capacity the reduced-cost knapsack is scaled to: larger
@@ -479,6 +481,42 @@ func (sr *strongResult) fixesFor(cutoff int64) (fixes []z.Lit, knap []encode.Gro
 		}
 	}
 	return fixes, knap, true
+}
+
+// asRows writes fixes and a knapsack from fixesFor as rows over the
+// relaxation's columns; literals on other variables are left out.
+func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []irow {
+	r := sr.rel
+	var out []irow
+	for _, m := range fixes {
+		c, ok := r.col[m.Var()]
+		if !ok {
+			continue
+		}
+		v := int64(0)
+		if m.IsPos() {
+			v = 1
+		}
+		out = append(out, irow{idx: []int{c}, val: []int64{1}, op: encode.EQ, rhs: v})
+	}
+	if len(knap) > 0 {
+		k := irow{op: encode.LE, rhs: rcScale}
+		for _, g := range knap {
+			b := g.Branches[0]
+			c, ok := r.col[b.Lit.Var()]
+			if !ok {
+				continue
+			}
+			if b.Lit.IsPos() {
+				k.idx, k.val = append(k.idx, c), append(k.val, b.W)
+			} else { // w·(1 − x)
+				k.idx, k.val = append(k.idx, c), append(k.val, -b.W)
+				k.rhs -= b.W
+			}
+		}
+		out = append(out, k)
+	}
+	return out
 }
 
 // strongLP bounds level i by the strengthened relaxation and keeps the
@@ -551,7 +589,7 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 		return out, false
 	}
 	out.bound = int64(math.Ceil(best-1e-6)) + offset
-	out.lp, out.offset, out.vars = best, offset, r.vars
+	out.lp, out.offset, out.vars, out.rel = best, offset, r.vars, r
 	out.d, out.mag = reducedCosts(bestPr, bestY)
 	for j, v := range r.vars {
 		switch {
