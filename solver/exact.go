@@ -257,7 +257,15 @@ func (x *exact) level(i int, end time.Time) error {
 			if lb < ub {
 				pw = x.startPB(sr, ub-1, end)
 			}
-			if smallGap(lb, ub) && lb < ub {
+			// The workers have both cores: give them the first part of
+			// the level before gini builds its own diagrams.
+			if pw.alive() {
+				wait := time.Now().Add(time.Until(end) * 2 / 5)
+				if err := x.pollPB(pw, wait, true, &lb, &ub, &src); err != nil {
+					return err
+				}
+			}
+			if smallGap(lb, ub) && lb < ub && !pw.alive() {
 				share := time.Until(end) / 3
 				if err := x.fixedSearch(time.Now().Add(share), sr, &lb, &ub, &src); err != nil {
 					return err
@@ -308,6 +316,7 @@ func (x *exact) level(i int, end time.Time) error {
 					return err
 				}
 				ub = x.obj[i]
+				pw.improved(ub)
 				if lb < ub {
 					bl, ok = b.search(ub - 1)
 				}

@@ -9,12 +9,13 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"sync"
+	"sort"
 	"time"
 
 	pbs "github.com/crillab/gophersat/solver"
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // The pseudo-boolean worker: one level of one part, as the presolved
@@ -63,6 +64,12 @@ type pbJob struct {
 	NCols int
 	Rows  []pbRow
 	Obj   []int64 // per column
+	// CuttingPlanes learns weight constraints from conflicts instead of
+	// clauses: it finds good models far sooner on some pools and proves
+	// far later on others, so the portfolio runs both.
+	CuttingPlanes bool
+	// First stops after the first model (the canonical re-solve).
+	First bool
 }
 
 // pbAnswer is one streamed message: a model and its objective, or the
@@ -125,6 +132,7 @@ func pbServe(r io.Reader, w io.Writer) error {
 		pb.SetCostFunc(ol, ow)
 	}
 	s := pbs.New(pb)
+	s.CuttingPlanes = job.CuttingPlanes
 	results := make(chan pbs.Result, 16)
 	go s.Optimal(results, nil)
 	for res := range results {
@@ -141,6 +149,9 @@ func pbServe(r io.Reader, w io.Writer) error {
 		if err := bw.Flush(); err != nil {
 			return err
 		}
+		if job.First {
+			return nil
+		}
 	}
 	if err := enc.Encode(pbAnswer{Done: true}); err != nil {
 		return err
@@ -150,18 +161,24 @@ func pbServe(r io.Reader, w io.Writer) error {
 
 // pbRun is a running worker.
 type pbRun struct {
-	answers chan pbAnswer
-	cancel  context.CancelFunc
-	wg      sync.WaitGroup
-	err     error
+	id     int
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the worker and its reader ended
+}
+
+// pbMsg is an answer of worker id.
+type pbMsg struct {
+	id int
+	a  pbAnswer
 }
 
 // errNoWorker is returned when the executable cannot be re-run.
 var errNoWorker = errors.New("solver: pseudo-boolean worker unavailable")
 
-// startPB starts a worker on job; it is killed at deadline or by stop.
-// Answers arrive on answers, which is closed when the worker ends.
-func startPB(ctx context.Context, deadline time.Time, job *pbJob) (*pbRun, error) {
+// startPB starts worker id on job; it is killed at deadline, when ctx
+// ends, or by stop. Its answers go to out, tagged with id, until it ends
+// or is stopped.
+func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out chan<- pbMsg) (*pbRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
@@ -175,7 +192,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob) (*pbRun, error
 		cancel()
 		return nil, err
 	}
-	out, err := cmd.StdoutPipe()
+	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		cancel()
 		return nil, err
@@ -184,26 +201,27 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob) (*pbRun, error
 		cancel()
 		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
 	}
-	pr := &pbRun{answers: make(chan pbAnswer, 64), cancel: cancel}
-	pr.wg.Add(1)
+	pr := &pbRun{id: id, cancel: cancel, done: make(chan struct{})}
 	go func() {
-		defer pr.wg.Done()
-		defer close(pr.answers)
-		go func() {
-			bw := bufio.NewWriter(in)
-			if gob.NewEncoder(bw).Encode(job) == nil {
-				_ = bw.Flush()
-			}
-			_ = in.Close()
-		}()
-		dec := gob.NewDecoder(bufio.NewReader(out))
+		bw := bufio.NewWriter(in)
+		if gob.NewEncoder(bw).Encode(job) == nil {
+			_ = bw.Flush()
+		}
+		_ = in.Close()
+	}()
+	go func() {
+		defer close(pr.done)
+		dec := gob.NewDecoder(bufio.NewReader(stdout))
 		for {
 			var a pbAnswer
 			if err := dec.Decode(&a); err != nil {
 				break
 			}
-			pr.answers <- a
-			if a.Done {
+			select {
+			case out <- pbMsg{id, a}:
+			case <-cctx.Done():
+			}
+			if a.Done || cctx.Err() != nil {
 				break
 			}
 		}
@@ -216,9 +234,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob) (*pbRun, error
 // stop kills the worker and waits for it.
 func (pr *pbRun) stop() {
 	pr.cancel()
-	for range pr.answers {
-	}
-	pr.wg.Wait()
+	<-pr.done
 }
 
 // pbVal maps a worker's model back to every variable's value: the
@@ -289,38 +305,77 @@ func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
 	return job
 }
 
-// pbLevel is a worker searching one level below a cutoff while the gini
-// search runs; nil when none runs.
+// pbLevel is the portfolio of workers searching level 4 below the
+// incumbent while the gini search runs: one with clause learning, one
+// with cutting planes. When the incumbent improves, the clause-learning
+// worker is restarted below it, with the stronger fixings the smaller
+// gap gives. nil when no worker could start.
 type pbLevel struct {
-	run    *pbRun
-	rel    *relaxation
-	cutoff int64 // the worker's bound on the level, offset included
-	offset int64
-	last   int64 // the level's value in the last model, when got
+	x      *exact
+	sr     *strongResult
+	end    time.Time
+	out    chan pbMsg
+	runs   map[int]*pbRun
+	jobs   map[int]*pbJobState
+	next   int
+	cdcl   int // id of the current clause-learning worker
+	failed bool
+}
+
+// pbJobState is what one worker was asked and has answered.
+type pbJobState struct {
+	cutoff int64 // its bound on the level, offset included
+	last   int64 // the level's value in its last model, when got
 	got    bool
 }
 
-// startPB starts a worker on level 4 below cutoff, with the reduced-cost
-// fixings and knapsack of sr; nil when it cannot start.
+// startPB starts the portfolio on level 4 below cutoff.
 func (x *exact) startPB(sr *strongResult, cutoff int64, end time.Time) *pbLevel {
-	fixes, knap, ok := sr.fixesFor(cutoff)
-	if !ok {
+	w := &pbLevel{x: x, sr: sr, end: end, out: make(chan pbMsg, 256),
+		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
+	w.cdcl = w.launch(cutoff, false)
+	w.launch(cutoff, true)
+	if len(w.runs) == 0 {
 		return nil
 	}
-	job := pbJobFor(sr.rel, cutoff, sr.offset, sr.asRows(fixes, knap))
-	run, err := startPB(x.run.ctx, end, job)
-	if err != nil {
-		return nil
-	}
-	return &pbLevel{run: run, rel: sr.rel, cutoff: cutoff, offset: sr.offset}
+	return w
 }
 
-func (w *pbLevel) alive() bool { return w != nil && w.run != nil }
+// launch starts one worker below cutoff; its id, or -1.
+func (w *pbLevel) launch(cutoff int64, cp bool) int {
+	fixes, knap, ok := w.sr.fixesFor(cutoff)
+	if !ok {
+		return -1
+	}
+	job := pbJobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))
+	job.CuttingPlanes = cp
+	id := w.next
+	w.next++
+	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, len(fixes), len(knap))
+	run, err := startPB(w.x.run.ctx, w.end, job, id, w.out)
+	if err != nil {
+		w.failed = true
+		return -1
+	}
+	w.runs[id] = run
+	w.jobs[id] = &pbJobState{cutoff: cutoff}
+	return id
+}
+
+func (w *pbLevel) alive() bool { return w != nil && len(w.runs) > 0 }
 
 func (w *pbLevel) stop() {
-	if w.alive() {
-		w.run.stop()
-		w.run = nil
+	if w == nil {
+		return
+	}
+	ids := make([]int, 0, len(w.runs))
+	for id := range w.runs {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	for _, id := range ids {
+		w.runs[id].stop()
+		delete(w.runs, id)
 	}
 }
 
@@ -335,60 +390,124 @@ func (w *pbLevel) capTry(c time.Duration) time.Duration {
 	return c
 }
 
-// pollPB takes the worker's answers (waiting for them until end when
-// block): each model is decoded and offered like a SAT model, and the end
-// of the search proves the last model's value, or the cutoff + 1 when
-// none came. Both bounds are checked against what gini found meanwhile:
-// a plan below a proved value is a bug (ErrMismatch).
+// pollPB takes the workers' answers (waiting for one until end when
+// block and none is there): each model is decoded and offered like a SAT
+// model, and the end of a worker's search proves its last model's
+// value, or its cutoff + 1 when it sent none. Both are checked against
+// the incumbent: a plan below a proved value is a bug (ErrMismatch).
 func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *string) error {
-	for w.alive() {
-		var a pbAnswer
-		var ok bool
+	if w == nil {
+		return nil
+	}
+	for w.alive() && *lb < *ub {
+		var m pbMsg
 		if block {
-			t := time.NewTimer(max(time.Until(end), 0))
+			if !time.Now().Before(end) {
+				return nil
+			}
+			t := time.NewTimer(time.Until(end))
 			select {
-			case a, ok = <-w.run.answers:
+			case m = <-w.out:
+				t.Stop()
 			case <-t.C:
 				return nil
 			}
-			t.Stop()
 		} else {
 			select {
-			case a, ok = <-w.run.answers:
+			case m = <-w.out:
 			default:
 				return nil
 			}
 		}
-		if !ok { // killed at the deadline, or failed
-			w.stop()
-			return nil
-		}
+		js := w.jobs[m.id]
+		a := m.a
+		tracef(x.run.start, "pb %d (cutoff %d): done=%v value=%d", m.id, js.cutoff, a.Done, a.Value+w.sr.offset)
 		if a.Done {
-			w.stop()
-			proved := w.cutoff + 1
-			if w.got {
-				proved = w.last
+			if run := w.runs[m.id]; run != nil {
+				run.stop()
+				delete(w.runs, m.id)
+			}
+			proved := js.cutoff + 1
+			if js.got {
+				proved = js.last
 			}
 			if x.obj[3] < proved {
 				return fmt.Errorf("%w: the PB worker proved level 4 >= %d, a plan has %d", ErrMismatch, proved, x.obj[3])
 			}
-			*lb, *src = max(*lb, proved), "pb"
+			if proved > *lb {
+				*lb, *src = proved, "pb"
+			}
 			*ub = x.obj[3]
-			return nil
+			continue
 		}
-		plan := x.sym.canonical(x.e.DecodeWith(pbVal(w.rel, a.Model)))
+		plan := x.sym.canonical(x.e.DecodeWith(pbVal(w.sr.rel, a.Model)))
 		rep := x.chk.Check(plan)
 		if !rep.Valid {
 			return fmt.Errorf("%w: PB model invalid: %v", ErrMismatch, rep.Err())
 		}
-		if v := a.Value + w.offset; rep.Objective[3] > v {
+		v := a.Value + w.sr.offset
+		if rep.Objective[3] > v {
 			return fmt.Errorf("%w: PB model of level 4 = %d, eval says %d", ErrMismatch, v, rep.Objective[3])
 		}
-		w.last, w.got = a.Value+w.offset, true
+		js.last, js.got = v, true
+		before := x.obj[3]
 		if _, err := x.accept(plan, true); err != nil {
 			return err
 		}
 		*ub = x.obj[3]
+		if *ub < before {
+			w.improved(*ub)
+		}
 	}
 	return nil
+}
+
+// improved restarts the clause-learning worker below a better incumbent
+// when it has not answered yet: the smaller gap fixes more columns.
+func (w *pbLevel) improved(ub int64) {
+	if w == nil {
+		return
+	}
+	if run := w.runs[w.cdcl]; run != nil && !w.jobs[w.cdcl].got && w.jobs[w.cdcl].cutoff > ub-1 {
+		run.stop()
+		delete(w.runs, w.cdcl)
+		w.cdcl = w.launch(ub-1, false)
+	}
+}
+
+// canonicalPB is canonicalize's re-solve on the PB worker: the first
+// model of the presolved level-4 model (no cuts, no reduced costs: both
+// depend on the search) with every level at its optimum. The worker is
+// deterministic, so the model is a function of the pool alone.
+func (x *exact) canonicalPB() (model.Assignment, bool) {
+	r := newRelaxation(x, 3)
+	r.propagate(x.run.deadline)
+	if r.dead {
+		return model.Assignment{}, false
+	}
+	r.substitute()
+	job := pbJobFor(r, x.obj[3], r.constant+x.e.Linear.Offsets[3], nil)
+	job.First, job.CuttingPlanes = true, true
+	out := make(chan pbMsg, 4)
+	run, err := startPB(x.run.ctx, x.run.deadline, job, 0, out)
+	if err != nil {
+		return model.Assignment{}, false
+	}
+	defer run.stop()
+	var m pbMsg
+	select {
+	case m = <-out:
+	case <-run.done:
+		select {
+		case m = <-out:
+		default:
+			return model.Assignment{}, false
+		}
+	}
+	if m.a.Done {
+		return model.Assignment{}, false
+	}
+	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m.a.Model)))
+	rep := x.chk.Check(a)
+	return a, rep.Valid && rep.Objective == x.obj
 }

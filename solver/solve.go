@@ -226,7 +226,9 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		} else if err := x.solve(); err != nil {
 			return nil, err
 		}
+		tc := time.Now()
 		x.canonicalize()
+		tracef(r.start, "part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
 		r.objs[pi] = x.obj
 		plans = append(plans, x.best)
 		partLevels = append(partLevels, x.levels)
@@ -319,6 +321,10 @@ func (x *exact) canonicalize() {
 	}
 	left := time.Until(x.run.deadline)
 	if left <= 0 || x.run.ctx.Err() != nil {
+		return
+	}
+	if a, ok := x.canonicalPB(); ok {
+		x.best = a
 		return
 	}
 	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline})
