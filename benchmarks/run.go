@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/poolsolve/poolsolve/catalog"
@@ -44,10 +45,17 @@ const (
 	SolverGreedy = "greedy"
 	SolverCBC    = "cbc"
 	SolverHiGHS  = "highs"
+	SolverClasp  = "clasp"
 )
 
 // AllSolvers lists every solver name.
-var AllSolvers = []string{SolverExact, SolverGreedy, SolverCBC, SolverHiGHS}
+var AllSolvers = []string{SolverExact, SolverGreedy, SolverCBC, SolverHiGHS, SolverClasp}
+
+// ExternalSolvers are the solvers run as separate programs.
+var ExternalSolvers = []string{SolverCBC, SolverHiGHS, SolverClasp}
+
+// IsExternal reports whether the named solver is run as a separate program.
+func IsExternal(name string) bool { return slices.Contains(ExternalSolvers, name) }
 
 // Options steer a benchmark run.
 type Options struct {
@@ -92,9 +100,21 @@ type Run struct {
 	Time        time.Duration `json:"-"` // the whole run
 	Vars        int           `json:"vars,omitempty"`
 	Clauses     int           `json:"clauses,omitempty"`
-	Skipped     string        `json:"skipped,omitempty"`
+	// Trace is the exact solver's progress reports (solver.Options.Progress),
+	// in order; the solver reports only after its first second.
+	Trace   []TracePoint `json:"-"`
+	Skipped string       `json:"skipped,omitempty"`
 	Error       string        `json:"error,omitempty"`
 	Note        string        `json:"note,omitempty"`
+}
+
+// TracePoint is one progress report of the exact solver: the level being
+// solved, the incumbent's vector, that level's lower bound, and when.
+type TracePoint struct {
+	At        time.Duration
+	Level     int // 1..4
+	Incumbent model.Objective
+	Bound     int64
 }
 
 // OK reports whether the run produced a plan.
@@ -201,9 +221,24 @@ func measureOne(ctx context.Context, in Instance, solvers []string, opts Options
 // the evaluator.
 func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 	run := Run{Solver: kind}
+	so := solver.Options{Solver: kind, TimeLimit: opts.TimeLimit, Seed: opts.Seed}
+	var (
+		mu    sync.Mutex
+		trace []TracePoint
+	)
+	if kind == SolverExact {
+		so.Progress = func(pr solver.Progress) {
+			mu.Lock()
+			trace = append(trace, TracePoint{At: pr.Elapsed, Level: pr.Level, Incumbent: pr.Incumbent, Bound: pr.Bound})
+			mu.Unlock()
+		}
+	}
 	start := time.Now()
-	res, err := solver.Solve(ctx, p, solver.Options{Solver: kind, TimeLimit: opts.TimeLimit, Seed: opts.Seed})
+	res, err := solver.Solve(ctx, p, so)
 	run.Time = time.Since(start)
+	mu.Lock()
+	run.Trace = slices.Clone(trace)
+	mu.Unlock()
 	if err != nil {
 		run.Error = err.Error()
 		return run
