@@ -1,6 +1,7 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -98,14 +99,17 @@ type Run struct {
 	TimeToFirst time.Duration `json:"-"`
 	TimeToProof time.Duration `json:"-"` // zero unless Proved
 	Time        time.Duration `json:"-"` // the whole run
-	Vars        int           `json:"vars,omitempty"`
-	Clauses     int           `json:"clauses,omitempty"`
+	// Components is how many independent parts the exact solver split the
+	// pool into; it solves them one after the other.
+	Components int `json:"components,omitempty"`
+	Vars       int `json:"vars,omitempty"`
+	Clauses    int `json:"clauses,omitempty"`
 	// Trace is the exact solver's progress reports (solver.Options.Progress),
 	// in order; the solver reports only after its first second.
 	Trace   []TracePoint `json:"-"`
 	Skipped string       `json:"skipped,omitempty"`
-	Error       string        `json:"error,omitempty"`
-	Note        string        `json:"note,omitempty"`
+	Error   string       `json:"error,omitempty"`
+	Note    string       `json:"note,omitempty"`
 }
 
 // TracePoint is one progress report of the exact solver: the level being
@@ -248,7 +252,7 @@ func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 		return run
 	}
 	run.Objective = res.Objective
-	run.Vars, run.Clauses = res.Stats.Vars, res.Stats.Clauses
+	run.Vars, run.Clauses, run.Components = res.Stats.Vars, res.Stats.Clauses, res.Stats.Components
 	run.TimeToFirst = res.Stats.TimeToFirst
 	run.Proved = true
 	for i, l := range res.Levels {
@@ -279,16 +283,17 @@ func Compare(r, greedy *Run) [4]int64 {
 	return d
 }
 
-// NotWorse reports whether r is never worse than greedy on a level unless
-// an earlier level is strictly better: what a lexicographic optimum owes
-// the baseline. It names the first level that breaks this.
+// NotWorse reports whether r is never worse than greedy (or any other
+// run) on a level unless an earlier level is strictly better: what a
+// lexicographic optimum owes the baseline. It names the first level that
+// breaks this.
 func NotWorse(r, greedy *Run) (bool, string) {
 	for i := range r.Objective {
 		switch {
 		case r.Objective[i] < greedy.Objective[i]:
 			return true, ""
 		case r.Objective[i] > greedy.Objective[i]:
-			return false, fmt.Sprintf("level %d (%s): %d, greedy %d", i+1, model.LevelNames[i], r.Objective[i], greedy.Objective[i])
+			return false, fmt.Sprintf("level %d (%s): %d, %s %d", i+1, model.LevelNames[i], r.Objective[i], cmp.Or(greedy.Solver, "greedy"), greedy.Objective[i])
 		}
 	}
 	return true, ""
