@@ -563,8 +563,8 @@ func WriteSVG(w io.Writer, r *Report) error {
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	title := fmt.Sprintf("poolsolve bench: time to prove all four levels vs size (limit %s, load %s)", r.TimeLimit, orDash(r.Machine.LoadBefore))
-	fmt.Fprintf(bw, `<text x="%d" y="24" font-size="14" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
+	fmt.Fprintf(bw, `<text x="%d" y="22" font-size="14" font-weight="bold">poolsolve bench: time to prove all four levels against size</text>`+"\n", left)
+	fmt.Fprintf(bw, `<text x="%d" y="38" font-size="11" fill="#555">time limit %s, load %s</text>`+"\n", left, r.TimeLimit, html.EscapeString(orDash(r.Machine.LoadBefore)))
 	if len(xs) == 0 {
 		bw.WriteString(`<text x="80" y="120">no results</text>` + "\n</svg>\n")
 		return bw.Flush()
@@ -641,7 +641,8 @@ func WriteSVG(w io.Writer, r *Report) error {
 			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title></circle>`+"\n",
 				px(p.x), py(p.y), fill, c, html.EscapeString(tip))
 		}
-		label := s
+		fmt.Fprintf(bw, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, lx+20, ly, c, lx+26, ly+4, s)
+		ly += 18
 		var extra []string
 		if n := failed[s]; n > 0 {
 			extra = append(extra, fmt.Sprintf("%d failed", n))
@@ -650,10 +651,9 @@ func WriteSVG(w io.Writer, r *Report) error {
 			extra = append(extra, fmt.Sprintf("%d skipped", n))
 		}
 		if len(extra) > 0 {
-			label += " (" + strings.Join(extra, ", ") + ")"
+			fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">%s</text>`+"\n", lx+26, ly-2, strings.Join(extra, ", "))
+			ly += 14
 		}
-		fmt.Fprintf(bw, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, lx+20, ly, c, lx+26, ly+4, html.EscapeString(label))
-		ly += 18
 	}
 	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">filled: all levels proved</text>`+"\n", lx, ly+8)
 	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">hollow: not proved</text>`+"\n", lx, ly+22)
