@@ -17,19 +17,24 @@ import (
 )
 
 const benchHelp = `Measures the planner on a suite of fleets: the exact solver, the greedy
-baseline and, when installed, CBC and HiGHS on the same exported LP, one after
-the other in the same run. Prints per instance the size, each level's value and
-status (proved optimal, bounded with its gap, or heuristic), the time to the
-first plan and to the proof of all four levels, each level against greedy, and
-how many times faster the exact solver proved everything than each external
-solver.
+baseline and, when installed, CBC and HiGHS on the exported LP and clasp on the
+exported OPB, one after the other in the same run. Prints per instance and
+solver each level's value and status (proved optimal, bounded with its gap, or
+heuristic), the time to the first plan and to the proof of all four levels, each
+level against greedy, and how many times faster the exact solver proved
+everything than each external solver. A second table judges each instance: the
+exact solver's proof time against the fastest external proof (their time over
+its own; 1x or more means at most the fastest), and whether the exact plan is
+never worse, lexicographically, than greedy's and than every external plan.
 
 External solvers solve level by level: level 1 is minimised, then level 2 with
 level 1 bounded by the value found, and so on (poolsolve export --level N --fix
-...), with a relative gap of 0. Their time is the four solves together: CBC's
-process wall time, HiGHS's solve call inside node (start-up and WebAssembly load
-not counted). Every plan, theirs included, is checked by the independent
-evaluator.
+...), with a relative gap of 0, the time limit covering the four solves. Their
+time is the four solves together: CBC's and clasp's process wall time, HiGHS's
+solve call inside node (start-up and WebAssembly load not counted). An external
+answer counts only if it is a 0/1 solution that satisfies every exported row
+and is worth the objective the solver reports; decoded into a plan, it is
+judged by the independent evaluator like poolsolve's own.
 
 Instances: the committed suite (benchmarks/fixtures/suite.json, built into the
 binary; its large fleets are regenerated from their seeds) unless --suite or
@@ -38,8 +43,16 @@ about 1.3 of each node's budget instead of 0.6); generated fleets are ordinary
 fleet bundles (write one with --write-fleet).
 
 Solvers: exact always runs. The default is exact, greedy and whichever of cbc
-(coinor-cbc on PATH) and highs (the npm package in --tools-dir) is installed.
-Naming highs in --solvers installs it with npm into --tools-dir when missing.
+(coinor-cbc on PATH), highs (the npm package in --tools-dir) and clasp (clasp on
+PATH) is installed. Naming highs in --solvers installs it with npm into
+--tools-dir when missing.
+
+Charts: --svg draws time to proof against size per solver. --trace-svg draws,
+per instance (--trace-of picks them), the exact solver's level-4 incumbent and
+lower bound over time from its progress reports, with the time each level was
+done, and the level-4 optimum an external solver proved, dashed. The solver
+reports progress only after its first second, so fast instances show their
+first plan and their end.
 
 Exit codes:
    0  every instance ran and every poolsolve plan passed the evaluator
@@ -49,14 +62,16 @@ Exit codes:
 Examples:
    poolsolve bench
    poolsolve bench --sizes 3x10,24x60-tight,256x1000 --time-limit 10s
-   poolsolve bench --solvers exact,greedy,cbc,highs --format json > bench.json
+   poolsolve bench --solvers exact,greedy,cbc,highs,clasp --format json > bench.json
+   poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy,clasp --format markdown
+   poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy --time-limit 2s --trace-svg trace.svg --trace-of 8x20
    poolsolve bench --suite benchmarks/fixtures --svg bench.svg
    poolsolve bench --sizes 24x60-tight --write-fleet fleet-24x60.json`
 
 func benchCommand() *cli.Command {
 	return &cli.Command{
 		Name:        "bench",
-		Usage:       "measure the planner against greedy, CBC and HiGHS on a suite of fleets",
+		Usage:       "measure the planner against greedy, CBC, HiGHS and clasp on a suite of fleets",
 		Description: benchHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "suite", Usage: "a suite folder: its suite.json, else every fleet bundle (*.json) in it (`DIR`)", TakesFile: true},
