@@ -69,7 +69,7 @@ type Options struct {
 	// Externals run the external solvers by name; a missing one is
 	// reported as skipped.
 	Externals map[string]External
-	// TempDir holds the LP files while an external solver reads them;
+	// TempDir holds the LP and OPB files while an external solver reads them;
 	// empty means the system's temporary folder.
 	TempDir string
 	// Progress, if set, is called after each instance.
