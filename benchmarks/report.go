@@ -236,7 +236,7 @@ func writeMDTable(bw *bufio.Writer, head []string, rows [][]string) {
 		for i, c := range row {
 			cells[i] = mdCell(c)
 		}
-		bw.WriteString(strings.TrimRight("| "+strings.Join(cells, " | "), " ") + " |\n")
+		bw.WriteString("| " + strings.Join(cells, " | ") + " |\n")
 	}
 }
 
