@@ -1,9 +1,11 @@
 // Package benchmarks measures the planner: a seeded generator of fleet
 // bundles from three nodes to hundreds, the committed fixture suite, and
 // the harness behind `poolsolve bench` that runs the exact solver, the
-// greedy baseline and, when installed, CBC and HiGHS on the same
-// instance, and reports values, proofs and times as a table, JSON or an
-// SVG chart.
+// greedy baseline and, when installed, CBC and HiGHS (on the exported LP)
+// and clasp (on the exported OPB) on the same instance, and reports
+// values, proofs, times and a verdict per instance (Judge) as text,
+// markdown or JSON, a chart of time against size, and a trace of the
+// exact solver's level-4 incumbent and bound over time.
 //
 // Generate writes ordinary fleet bundles (docs/fleet-bundle.md): LLooM's
 // own documents, with placeholder endpoints, so `poolsolve plan --fleet`

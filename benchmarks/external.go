@@ -22,34 +22,37 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 )
 
-// An External is a MIP solver run as a separate program on an exported
-// CPLEX LP file. Package export writes the file; the External only runs
-// the program and reads its answer.
+// An External is a solver run as a separate program on an exported file:
+// a MIP solver on the CPLEX LP, or a pseudo-boolean solver on the OPB.
+// Package export writes the file; the External only runs the program and
+// reads its answer.
 type External interface {
-	// Name is the solver's name in reports: cbc, highs.
+	// Name is the solver's name in reports: cbc, highs, clasp.
 	Name() string
 	// Ready says why the solver cannot run here, or nil when it can.
 	Ready() error
 	// Version is what the solver says it is, for reports.
 	Version() string
-	// SolveLP minimises the LP file with a relative gap of 0 and a time
-	// limit, and returns the variables set to 1 by their LP names.
-	SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error)
+	// Format is the file it reads: export.LP or export.OPB.
+	Format() export.Format
+	// Solve minimises the file (a relative gap of 0) within a time limit
+	// and returns the variables set to 1 by their names, x<n>.
+	Solve(ctx context.Context, file string, limit time.Duration) (Answer, error)
 }
 
-// LPStatus is how an external solve ended.
-type LPStatus string
+// AnswerStatus is how an external solve ended.
+type AnswerStatus string
 
 const (
-	LPOptimal    LPStatus = "optimal"    // proved, gap 0
-	LPTimeLimit  LPStatus = "time-limit" // stopped with an incumbent (or none)
-	LPInfeasible LPStatus = "infeasible"
+	AnswerOptimal    AnswerStatus = "optimal"    // proved, gap 0
+	AnswerStopped    AnswerStatus = "time-limit" // stopped with an incumbent (or none)
+	AnswerInfeasible AnswerStatus = "infeasible"
 )
 
-// LPAnswer is an external solver's answer to one LP file.
-type LPAnswer struct {
-	Status LPStatus
-	// Ones are the LP names of the variables at 1; nil when the solver
+// Answer is an external solver's answer to one file.
+type Answer struct {
+	Status AnswerStatus
+	// Ones are the names of the variables at 1; nil when the solver
 	// found no solution.
 	Ones   []string
 	HasSol bool
@@ -62,6 +65,9 @@ type LPAnswer struct {
 	// stopped short of a proof; nil when it gives none.
 	Bound   *float64
 	Elapsed time.Duration // the solve alone, as measured around it
+	// FirstSolution is when the solver printed its first solution, within
+	// Elapsed; zero when it cannot be seen (the solve's end then counts).
+	FirstSolution time.Duration
 }
 
 // CBC runs COIN-OR CBC (`coinor-cbc`): `cbc FILE timeMode elapsed sec N
@@ -73,6 +79,8 @@ type CBC struct {
 }
 
 func (c CBC) Name() string { return "cbc" }
+
+func (c CBC) Format() export.Format { return export.LP }
 
 func (c CBC) bin() string {
 	if c.Path != "" {
@@ -98,24 +106,24 @@ func (c CBC) Version() string {
 	return "cbc"
 }
 
-func (c CBC) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error) {
+func (c CBC) Solve(ctx context.Context, lpFile string, limit time.Duration) (Answer, error) {
 	sol := lpFile + ".cbc.sol"
 	defer os.Remove(sol)
 	secs := strconv.FormatFloat(max(limit.Seconds(), 0.01), 'f', 2, 64)
 	cmd := exec.CommandContext(ctx, c.bin(), lpFile, "timeMode", "elapsed", "sec", secs, "ratio", "0", "allow", "0", "solve", "solu", sol)
 	start := time.Now()
 	out, err := cmd.CombinedOutput()
-	ans := LPAnswer{Elapsed: time.Since(start)}
+	ans := Answer{Elapsed: time.Since(start)}
 	if err != nil && ctx.Err() == nil {
 		return ans, fmt.Errorf("cbc: %v: %s", err, lastLines(out, 3))
 	}
-	ans.Status = LPTimeLimit
+	ans.Status = AnswerStopped
 	log := string(out)
 	switch {
 	case strings.Contains(log, "Result - Optimal solution found"):
-		ans.Status = LPOptimal
+		ans.Status = AnswerOptimal
 	case strings.Contains(log, "Result - Problem proven infeasible"), strings.Contains(log, "Problem is infeasible"):
-		ans.Status = LPInfeasible
+		ans.Status = AnswerInfeasible
 	}
 	for _, l := range strings.Split(log, "\n") {
 		if v, ok := strings.CutPrefix(strings.TrimSpace(l), "Lower bound:"); ok {
@@ -136,7 +144,7 @@ func (c CBC) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (L
 // "objective value X", then "index name value cost" for every nonzero
 // column. A run stopped before any integer solution writes the
 // relaxation ("no integer solution - continuous used"): no solution.
-func parseCBCSolution(data []byte, ans *LPAnswer) {
+func parseCBCSolution(data []byte, ans *Answer) {
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	if !sc.Scan() {
@@ -179,6 +187,8 @@ type HiGHS struct {
 }
 
 func (h HiGHS) Name() string { return "highs" }
+
+func (h HiGHS) Format() export.Format { return export.LP }
 
 // module is the package's absolute path: node resolves a relative
 // require against the script's folder, not the working directory.
@@ -257,10 +267,10 @@ const load = require(process.argv[2]);
 })().catch(e => { process.stdout.write(JSON.stringify({error: String(e && e.message || e)}) + '\n'); process.exit(1); });
 `
 
-func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) (LPAnswer, error) {
+func (h HiGHS) Solve(ctx context.Context, lpFile string, limit time.Duration) (Answer, error) {
 	script := filepath.Join(h.Dir, "poolsolve-highs.js")
 	if err := os.WriteFile(script, []byte(highsScript), 0o644); err != nil {
-		return LPAnswer{}, err
+		return Answer{}, err
 	}
 	secs := strconv.FormatFloat(max(limit.Seconds(), 0.01), 'f', 2, 64)
 	// HiGHS's own time limit stops the search; the context is a backstop
@@ -272,7 +282,7 @@ func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) 
 	out, err := cmd.Output()
 	wall := time.Since(start)
 	if err != nil && len(bytes.TrimSpace(out)) == 0 {
-		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %v: %s", err, lastLines(stderr.Bytes(), 3))
+		return Answer{Elapsed: wall}, fmt.Errorf("highs: %v: %s", err, lastLines(stderr.Bytes(), 3))
 	}
 	var r struct {
 		Status    string   `json:"status"`
@@ -287,19 +297,19 @@ func (h HiGHS) SolveLP(ctx context.Context, lpFile string, limit time.Duration) 
 		if err == nil {
 			err = jerr
 		}
-		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %v", err)
+		return Answer{Elapsed: wall}, fmt.Errorf("highs: %v", err)
 	}
 	if r.Error != "" {
-		return LPAnswer{Elapsed: wall}, fmt.Errorf("highs: %s", r.Error)
+		return Answer{Elapsed: wall}, fmt.Errorf("highs: %s", r.Error)
 	}
-	ans := LPAnswer{Ones: r.Ones, HasSol: r.Sol, Objective: r.Objective, Fractional: r.Frac, Elapsed: time.Duration(r.MS * float64(time.Millisecond))}
+	ans := Answer{Ones: r.Ones, HasSol: r.Sol, Objective: r.Objective, Fractional: r.Frac, Elapsed: time.Duration(r.MS * float64(time.Millisecond))}
 	switch r.Status {
 	case "Optimal":
-		ans.Status = LPOptimal
+		ans.Status = AnswerOptimal
 	case "Infeasible":
-		ans.Status = LPInfeasible
+		ans.Status = AnswerInfeasible
 	default:
-		ans.Status = LPTimeLimit
+		ans.Status = AnswerStopped
 	}
 	return ans, nil
 }
@@ -312,7 +322,49 @@ func lastLines(out []byte, n int) []byte {
 	return bytes.Join(lines, []byte("\n"))
 }
 
-// solveLex solves the pool lexicographically with an external MIP solver,
+// writeInstance writes the instance in the solver's format to
+// dir/base.lp or .opb, with names and comments cut short (compactLP,
+// compactOPB).
+func writeInstance(inst *export.Instance, f export.Format, dir, base string) (string, error) {
+	var buf bytes.Buffer
+	var data []byte
+	file := filepath.Join(dir, base+"."+string(f))
+	switch f {
+	case export.LP:
+		if err := inst.WriteLP(&buf); err != nil {
+			return "", fmt.Errorf("write LP: %v", err)
+		}
+		data = compactLP(buf.Bytes(), inst)
+	case export.OPB:
+		if err := inst.WriteOPB(&buf); err != nil {
+			return "", fmt.Errorf("write OPB: %v", err)
+		}
+		data = compactOPB(buf.Bytes())
+	default:
+		return "", fmt.Errorf("external solvers read LP or OPB, not %s", f)
+	}
+	if err := os.WriteFile(file, data, 0o644); err != nil {
+		return "", err
+	}
+	return file, nil
+}
+
+// compactOPB drops the comment lines but the first, the "#variable="
+// header readers want: on large pools the variable list in the comments
+// is most of the file.
+func compactOPB(data []byte) []byte {
+	var out bytes.Buffer
+	out.Grow(len(data) / 2)
+	for i, line := range bytes.SplitAfter(data, []byte("\n")) {
+		if i > 0 && len(line) > 0 && line[0] == '*' {
+			continue
+		}
+		out.Write(line)
+	}
+	return out.Bytes()
+}
+
+// solveLex solves the pool lexicographically with an external solver,
 // level by level: level i minimised with levels 1..i-1 bounded by the
 // values found before (export --level i --fix ...), as poolsolve does.
 // limit bounds the four solves together. The final plan is decoded from
@@ -335,21 +387,19 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 			run.Error = fmt.Sprintf("export level %d: %v", lvl, err)
 			return run
 		}
-		file := filepath.Join(dir, fmt.Sprintf("%s.level%d.lp", safeName(name), lvl))
-		var buf bytes.Buffer
-		if err := inst.WriteLP(&buf); err != nil {
-			run.Error = fmt.Sprintf("write LP: %v", err)
-			return run
-		}
-		if err := os.WriteFile(file, compactLP(buf.Bytes(), inst), 0o644); err != nil {
+		file, err := writeInstance(inst, ext.Format(), dir, fmt.Sprintf("%s.level%d", safeName(name), lvl))
+		if err != nil {
 			run.Error = err.Error()
 			return run
 		}
 		// The hung-process backstop: the solver's own limit plus slack.
 		sctx, cancel := context.WithTimeout(ctx, left+30*time.Second)
-		ans, err := ext.SolveLP(sctx, file, left)
+		ans, err := ext.Solve(sctx, file, left)
 		cancel()
 		os.Remove(file)
+		if run.TimeToFirst == 0 && ans.FirstSolution > 0 {
+			run.TimeToFirst = run.Time + ans.FirstSolution
+		}
 		run.Time += ans.Elapsed
 		left -= ans.Elapsed
 		if err != nil {
@@ -376,7 +426,7 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 		}
 		o := inst.Levels(val)
 		rl := RunLevel{Value: o[lvl-1], Status: "optimal", LowerBound: o[lvl-1], Bound: ext.Name()}
-		if ans.Status != LPOptimal {
+		if ans.Status != AnswerOptimal {
 			rl.Status, rl.LowerBound, rl.Bound, proved = "bounded", 0, "", false
 			if ans.Bound != nil {
 				rl.LowerBound = inst.Objective().Offset + int64(math.Ceil(*ans.Bound-1e-6))
@@ -411,9 +461,9 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 // fractional columns (a relaxation), an objective that does not match
 // the solution (misread names), or a row the solution breaks (solvers
 // stopped by their time limit have returned such answers).
-func checkAnswer(inst *export.Instance, ans LPAnswer, val export.Values) string {
+func checkAnswer(inst *export.Instance, ans Answer, val export.Values) string {
 	switch {
-	case ans.Status == LPInfeasible:
+	case ans.Status == AnswerInfeasible:
 		return "the solver says the program is infeasible"
 	case !ans.HasSol:
 		return fmt.Sprintf("%s without a solution", ans.Status)

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // Report is one benchmark run: the machine, the settings and every
@@ -64,27 +66,16 @@ func Load() string {
 
 // --- text ---
 
-// WriteText writes the report as a table: one row per solver and
-// instance, the levels with their status (and gap to the best known lower
-// bound where one is known), times, the difference from the greedy
-// baseline per level, and how much faster the exact solver proved
-// everything than each external solver.
-func WriteText(w io.Writer, r *Report) error {
-	bw := bufio.NewWriter(w)
-	m := r.Machine
-	fmt.Fprintf(bw, "poolsolve bench: time limit %s per solver and instance, seed %d\n", r.TimeLimit, r.Seed)
-	fmt.Fprintf(bw, "machine: %d CPUs, %s, %s, %s; load %s", m.CPUs, orDash(m.CPU), m.OS, m.GoVersion, orDash(m.LoadBefore))
-	if m.LoadAfter != "" {
-		fmt.Fprintf(bw, " before, %s after", m.LoadAfter)
-	}
-	bw.WriteString("\n")
-	bw.WriteString("levels: value, then opt (proved optimal), a gap % (bounded) or heur (heuristic); externals solve level by level, earlier levels fixed\n\n")
-	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "instance\tsize\tsolver\tL1\tL2\tL3\tL4\tfirst\tproof\ttotal\tvs greedy\texact faster\tcheck")
+// tableHead and resultRows are the main table, shared by the text and
+// markdown forms.
+var tableHead = []string{"instance", "size", "solver", "L1", "L2", "L3", "L4", "first plan", "all proved", "total", "vs greedy", "exact faster", "check"}
+
+func resultRows(r *Report) [][]string {
+	var rows [][]string
 	for _, res := range r.Results {
 		size := fmt.Sprintf("%dx%d", res.Nodes, res.Variants)
 		if res.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t-\terror: %s\t\t\t\t\t\t\t\t\t\n", res.Instance.Name, size, res.Error)
+			rows = append(rows, []string{res.Instance.Name, size, "-", "error: " + res.Error, "", "", "", "", "", "", "", "", ""})
 			continue
 		}
 		exact, greedy := res.Run(SolverExact), res.Run(SolverGreedy)
@@ -107,22 +98,87 @@ func WriteText(w io.Writer, r *Report) error {
 				} else {
 					why = "skipped: " + why
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t\t\t\t\t\t\t\t\t\n", name, sz, run.Solver, why)
+				rows = append(rows, []string{name, sz, run.Solver, why, "", "", "", "", "", "", "", "", ""})
 				continue
 			}
-			var cells [4]string
-			for l := range cells {
-				cells[l] = levelCell(run.Levels[l])
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, sz, run.Solver,
-				cells[0], cells[1], cells[2], cells[3],
+			rows = append(rows, []string{name, sz, run.Solver,
+				levelCell(run.Levels[0]), levelCell(run.Levels[1]), levelCell(run.Levels[2]), levelCell(run.Levels[3]),
 				dur(run.TimeToFirst), proof(run), dur(run.Time),
-				vsGreedy(run, greedy), speedup(exact, run), check(run))
+				vsGreedy(run, greedy), speedup(exact, run), check(run)})
 		}
 	}
-	if err := tw.Flush(); err != nil {
+	return rows
+}
+
+// judgeHead and judgeRows are the per-instance verdicts of issue 9.
+var judgeHead = []string{"instance", "exact proof", "fastest external", "exact faster", "never worse than greedy", "never worse than the externals"}
+
+func judgeRows(r *Report) [][]string {
+	var rows [][]string
+	for i := range r.Results {
+		res := &r.Results[i]
+		if res.Error != "" {
+			continue
+		}
+		j := Judge(res)
+		fastest := "none proved"
+		if j.Fastest != "" {
+			fastest = fmt.Sprintf("%s %s", j.Fastest, dur(j.FastestProof))
+		} else if len(j.Externals) == 0 {
+			fastest = "none ran"
+		}
+		rows = append(rows, []string{res.Instance.Name, proofOrNone(j.ExactProof), fastest, j.speedText(), j.greedyText(), j.externalsText()})
+	}
+	return rows
+}
+
+func proofOrNone(d time.Duration) string {
+	if d <= 0 {
+		return "none"
+	}
+	return dur(d)
+}
+
+// WriteText writes the report as two tables. The first has one row per
+// solver and instance: the levels with their status (and gap to the best
+// known lower bound where one is known), times, the difference from the
+// greedy baseline per level, and how much faster the exact solver proved
+// everything than each external solver. The second judges each instance:
+// the exact solver's proof against the fastest external proof, and
+// whether its plan is never worse than greedy's and the externals'.
+func WriteText(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	m := r.Machine
+	fmt.Fprintf(bw, "poolsolve bench: time limit %s per solver and instance, seed %d\n", r.TimeLimit, r.Seed)
+	fmt.Fprintf(bw, "machine: %d CPUs, %s, %s, %s; load %s", m.CPUs, orDash(m.CPU), m.OS, m.GoVersion, orDash(m.LoadBefore))
+	if m.LoadAfter != "" {
+		fmt.Fprintf(bw, " before, %s after", m.LoadAfter)
+	}
+	bw.WriteString("\n")
+	bw.WriteString("levels: value, then opt (proved optimal), a gap % (bounded) or heur (heuristic); externals solve level by level, earlier levels fixed\n\n")
+	if err := writeTabs(bw, tableHead, resultRows(r)); err != nil {
 		return err
 	}
+	if jr := judgeRows(r); len(jr) > 0 {
+		bw.WriteString("\nper instance: the exact solver's proof of all four levels against the fastest external proof (exact faster: their time / exact's);\nnever worse: lexicographically, the exact plan against greedy's and each verified external plan\n\n")
+		if err := writeTabs(bw, judgeHead, jr); err != nil {
+			return err
+		}
+	}
+	writeNotes(bw, r)
+	return bw.Flush()
+}
+
+func writeTabs(w io.Writer, head []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(head, "\t"))
+	for _, row := range rows {
+		fmt.Fprintln(tw, strings.TrimRight(strings.Join(row, "\t"), "\t"))
+	}
+	return tw.Flush()
+}
+
+func writeNotes(bw *bufio.Writer, r *Report) {
 	notes := false
 	for _, res := range r.Results {
 		for _, run := range res.Runs {
@@ -135,8 +191,57 @@ func WriteText(w io.Writer, r *Report) error {
 			}
 		}
 	}
+}
+
+// --- markdown ---
+
+// WriteMarkdown writes the text report's tables as GitHub markdown, for
+// docs/benchmarks.md.
+func WriteMarkdown(w io.Writer, r *Report) error {
+	bw := bufio.NewWriter(w)
+	m := r.Machine
+	fmt.Fprintf(bw, "`poolsolve bench`, time limit %s per solver and instance, seed %d; %d CPUs, %s, %s, %s; load %s before",
+		r.TimeLimit, r.Seed, m.CPUs, orDash(m.CPU), m.OS, m.GoVersion, orDash(m.LoadBefore))
+	if m.LoadAfter != "" {
+		fmt.Fprintf(bw, ", %s after", m.LoadAfter)
+	}
+	bw.WriteString(".\n\n")
+	writeMDTable(bw, tableHead, resultRows(r))
+	if jr := judgeRows(r); len(jr) > 0 {
+		bw.WriteString("\n")
+		writeMDTable(bw, judgeHead, jr)
+	}
+	var notes []string
+	for _, res := range r.Results {
+		for _, run := range res.Runs {
+			if run.Note != "" {
+				notes = append(notes, fmt.Sprintf("- %s %s: %s", mdCell(res.Instance.Name), run.Solver, mdCell(run.Note)))
+			}
+		}
+	}
+	if len(notes) > 0 {
+		bw.WriteString("\n" + strings.Join(notes, "\n") + "\n")
+	}
 	return bw.Flush()
 }
+
+func writeMDTable(bw *bufio.Writer, head []string, rows [][]string) {
+	bw.WriteString("| " + strings.Join(head, " | ") + " |\n|")
+	for range head {
+		bw.WriteString(" --- |")
+	}
+	bw.WriteString("\n")
+	for _, row := range rows {
+		cells := make([]string, len(row))
+		for i, c := range row {
+			cells[i] = mdCell(c)
+		}
+		bw.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+}
+
+// mdCell keeps a cell inside its column: a pipe would end it.
+func mdCell(s string) string { return strings.ReplaceAll(s, "|", "\\|") }
 
 func orDash(s string) string {
 	if s == "" {
@@ -281,14 +386,55 @@ type jsonReport struct {
 }
 
 type jsonResult struct {
-	Name       string    `json:"name"`
-	Source     string    `json:"source"`
-	Spec       *Spec     `json:"spec,omitempty"`
-	Nodes      int       `json:"nodes"`
-	Variants   int       `json:"variants"`
-	Placements int       `json:"placements"`
-	Error      string    `json:"error,omitempty"`
-	Runs       []jsonRun `json:"runs"`
+	Name       string     `json:"name"`
+	Source     string     `json:"source"`
+	Spec       *Spec      `json:"spec,omitempty"`
+	Nodes      int        `json:"nodes"`
+	Variants   int        `json:"variants"`
+	Placements int        `json:"placements"`
+	Error      string     `json:"error,omitempty"`
+	Runs       []jsonRun  `json:"runs"`
+	Judge      *jsonJudge `json:"judge,omitempty"`
+}
+
+// jsonJudge is a Verdict: the exact solver against the fastest external
+// proof and against every other plan.
+type jsonJudge struct {
+	ExactProofMs   float64 `json:"exactProofMs,omitempty"`
+	Fastest        string  `json:"fastestExternal,omitempty"`
+	FastestProofMs float64 `json:"fastestProofMs,omitempty"`
+	// ExactFaster is the fastest external proof's time over exact's,
+	// bounded where one did not prove; absent when nobody proved.
+	ExactFaster *jsonSpeedup `json:"exactFaster,omitempty"`
+	// AtMostFastest: exact proved all four levels no later than the
+	// fastest external solver, or where none did.
+	AtMostFastest           bool     `json:"atMostFastest"`
+	Externals               []string `json:"externals"`
+	NeverWorseThanGreedy    *bool    `json:"neverWorseThanGreedy,omitempty"` // absent: greedy did not run
+	WorseThanGreedy         string   `json:"worseThanGreedy,omitempty"`
+	NeverWorseThanExternals bool     `json:"neverWorseThanExternals"`
+	WorseThanExternals      []string `json:"worseThanExternals,omitempty"`
+	ExactFailed             string   `json:"exactFailed,omitempty"`
+}
+
+func toJSONSpeedup(s Speedup) *jsonSpeedup {
+	if !s.Ok {
+		return nil
+	}
+	js := &jsonSpeedup{Lower: round3(s.Lower)}
+	if !math.IsInf(s.Upper, 1) {
+		u := round3(s.Upper)
+		js.Upper = &u
+	}
+	return js
+}
+
+// jsonTrace is one progress report of the exact solver.
+type jsonTrace struct {
+	Ms        float64         `json:"ms"`
+	Level     int             `json:"level"`
+	Incumbent model.Objective `json:"incumbent"`
+	Bound     int64           `json:"bound"`
 }
 
 type jsonRun struct {
@@ -301,6 +447,9 @@ type jsonRun struct {
 	// ExactFaster bounds how many times faster the exact solver proved
 	// every level than this one (externals only).
 	ExactFaster *jsonSpeedup `json:"exactFaster,omitempty"`
+	// Trace is the exact solver's progress reports, after its first
+	// second (exact only).
+	Trace []jsonTrace `json:"trace,omitempty"`
 }
 
 type jsonSpeedup struct {
@@ -325,17 +474,25 @@ func WriteJSON(w io.Writer, r *Report) error {
 				d := Compare(run, greedy)
 				j.VsGreedy = &d
 			}
-			if run.Solver == SolverCBC || run.Solver == SolverHiGHS {
-				if s := SpeedupOver(exact, run); s.Ok {
-					js := &jsonSpeedup{Lower: round3(s.Lower)}
-					if !math.IsInf(s.Upper, 1) {
-						u := round3(s.Upper)
-						js.Upper = &u
-					}
-					j.ExactFaster = js
-				}
+			if IsExternal(run.Solver) {
+				j.ExactFaster = toJSONSpeedup(SpeedupOver(exact, run))
+			}
+			for _, tp := range run.Trace {
+				j.Trace = append(j.Trace, jsonTrace{Ms: ms(tp.At), Level: tp.Level, Incumbent: tp.Incumbent, Bound: tp.Bound})
 			}
 			jr.Runs = append(jr.Runs, j)
+		}
+		if res.Error == "" {
+			v := Judge(&res)
+			jj := &jsonJudge{ExactProofMs: ms(v.ExactProof), Fastest: v.Fastest, FastestProofMs: ms(v.FastestProof),
+				ExactFaster: toJSONSpeedup(v.Speedup), AtMostFastest: v.Met(), Externals: append([]string{}, v.Externals...),
+				WorseThanGreedy: v.WorseThanGreedy, NeverWorseThanExternals: v.ExactFailed == "" && len(v.WorseThan) == 0,
+				WorseThanExternals: v.WorseThan, ExactFailed: v.ExactFailed}
+			if v.GreedyRan {
+				ok := v.WorseThanGreedy == ""
+				jj.NeverWorseThanGreedy = &ok
+			}
+			jr.Judge = jj
 		}
 		out.Results = append(out.Results, jr)
 	}
@@ -349,56 +506,72 @@ func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 // --- SVG ---
 
 var solverColors = map[string]string{
-	SolverExact: "#1f5fb4", SolverGreedy: "#7f7f7f", SolverCBC: "#c62828", SolverHiGHS: "#2e7d32",
+	SolverExact: "#1f5fb4", SolverGreedy: "#7f7f7f", SolverCBC: "#c62828", SolverHiGHS: "#2e7d32", SolverClasp: "#e08a00",
 }
 
 // WriteSVG draws time against instance size for each solver, both axes
 // logarithmic: size is nodes x variants, time is the time to prove every
 // level (a filled dot) or, where a solver proved nothing, the time it ran
 // (a hollow dot at the time limit or where it stopped). Greedy proves
-// nothing and is drawn with its run time.
+// nothing and is drawn with its run time. A run that failed is a cross at
+// the time it failed, and the legend counts failures and skips.
 func WriteSVG(w io.Writer, r *Report) error {
 	const (
-		width, height          = 760, 460
-		left, right, top, bott = 80, 150, 50, 90
+		width                 = 760
+		left, right, top, plt = 80, 170, 50, 320
 	)
 	type pt struct {
 		x, y   float64
 		filled bool
+		failed bool
 		name   string
 	}
 	series := map[string][]pt{}
+	failed, skipped := map[string]int{}, map[string]int{}
 	var xs, ys []float64
+	longest := 0
 	for _, res := range r.Results {
 		if res.Error != "" {
 			continue
 		}
 		size := float64(res.Nodes * res.Variants)
 		for _, run := range res.Runs {
-			if !run.OK() {
+			if run.Skipped != "" {
+				skipped[run.Solver]++
 				continue
 			}
 			t, filled := run.Time, false
-			if run.Proved {
+			if run.Error != "" {
+				failed[run.Solver]++
+				if t <= 0 {
+					continue
+				}
+			} else if run.Proved {
 				t, filled = run.TimeToProof, true
 			}
 			y := math.Max(float64(t)/float64(time.Millisecond), 0.01)
-			series[run.Solver] = append(series[run.Solver], pt{size, y, filled, res.Instance.Name})
+			series[run.Solver] = append(series[run.Solver], pt{size, y, filled, run.Error != "", res.Instance.Name})
 			xs, ys = append(xs, size), append(ys, y)
+			longest = max(longest, len(res.Instance.Name))
 		}
 	}
+	// The instance names hang under the axis at -35 degrees; the axis
+	// title goes below the longest (about 6 px a character at 10 px).
+	namesY := top + plt + 30
+	titleY := namesY + int(math.Ceil(float64(longest)*6*math.Sin(35*math.Pi/180))) + 18
+	height := titleY + 32
 	bw := bufio.NewWriter(w)
 	fmt.Fprintf(bw, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`+"\n", width, height, width, height)
 	fmt.Fprintf(bw, `<rect width="%d" height="%d" fill="white"/>`+"\n", width, height)
-	title := fmt.Sprintf("poolsolve bench: time to prove all four levels vs size (limit %s, load %s)", r.TimeLimit, orDash(r.Machine.LoadBefore))
-	fmt.Fprintf(bw, `<text x="%d" y="24" font-size="14" font-weight="bold">%s</text>`+"\n", left, html.EscapeString(title))
+	fmt.Fprintf(bw, `<text x="%d" y="22" font-size="14" font-weight="bold">poolsolve bench: time to prove all four levels against size</text>`+"\n", left)
+	fmt.Fprintf(bw, `<text x="%d" y="38" font-size="11" fill="#555">time limit %s, load %s</text>`+"\n", left, r.TimeLimit, html.EscapeString(orDash(r.Machine.LoadBefore)))
 	if len(xs) == 0 {
 		bw.WriteString(`<text x="80" y="120">no results</text>` + "\n</svg>\n")
 		return bw.Flush()
 	}
 	x0, x1 := decadeBounds(xs)
 	y0, y1 := decadeBounds(ys)
-	pw, ph := float64(width-left-right), float64(height-top-bott)
+	pw, ph := float64(width-left-right), float64(plt)
 	px := func(x float64) float64 {
 		return float64(left) + pw*(math.Log10(x)-math.Log10(x0))/(math.Log10(x1)-math.Log10(x0))
 	}
@@ -416,7 +589,7 @@ func WriteSVG(w io.Writer, r *Report) error {
 		fmt.Fprintf(bw, `<line x1="%d" y1="%.1f" x2="%.0f" y2="%.1f" stroke="#ddd"/>`+"\n", left, y, float64(left)+pw, y)
 		fmt.Fprintf(bw, `<text x="%d" y="%.1f" text-anchor="end">%s</text>`+"\n", left-6, y+4, timeTick(d))
 	}
-	fmt.Fprintf(bw, `<text x="%.0f" y="%d" text-anchor="middle">instance size: nodes x variants (log)</text>`+"\n", float64(left)+pw/2, height-40)
+	fmt.Fprintf(bw, `<text x="%.0f" y="%d" text-anchor="middle">instance size: nodes x variants (log)</text>`+"\n", float64(left)+pw/2, titleY)
 	fmt.Fprintf(bw, `<text x="18" y="%.0f" text-anchor="middle" transform="rotate(-90 18 %.0f)">time (log)</text>`+"\n", float64(top)+ph/2, float64(top)+ph/2)
 	// Instance names under the axis, once per size.
 	seen := map[float64]bool{}
@@ -432,36 +605,59 @@ func WriteSVG(w io.Writer, r *Report) error {
 	sort.Slice(names, func(i, j int) bool { return names[i].x < names[j].x })
 	for _, p := range names {
 		x := px(p.x)
-		fmt.Fprintf(bw, `<text x="%.1f" y="%.0f" font-size="10" fill="#555" text-anchor="end" transform="rotate(-35 %.1f %.0f)">%s</text>`+"\n",
-			x, float64(top)+ph+30, x, float64(top)+ph+30, html.EscapeString(p.name))
+		fmt.Fprintf(bw, `<text x="%.1f" y="%d" font-size="10" fill="#555" text-anchor="end" transform="rotate(-35 %.1f %d)">%s</text>`+"\n",
+			x, namesY, x, namesY, html.EscapeString(p.name))
 	}
 	ly := top + 10
+	lx := width - right + 16
 	for _, s := range AllSolvers {
 		pts := series[s]
-		if len(pts) == 0 {
+		c := solverColors[s]
+		if len(pts) == 0 && failed[s] == 0 && skipped[s] == 0 {
 			continue
 		}
 		sort.SliceStable(pts, func(i, j int) bool { return pts[i].x < pts[j].x })
-		c := solverColors[s]
 		var path []string
 		for _, p := range pts {
-			path = append(path, fmt.Sprintf("%.1f,%.1f", px(p.x), py(p.y)))
+			if !p.failed {
+				path = append(path, fmt.Sprintf("%.1f,%.1f", px(p.x), py(p.y)))
+			}
 		}
-		fmt.Fprintf(bw, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(path, " "), c)
+		if len(path) > 0 {
+			fmt.Fprintf(bw, `<polyline points="%s" fill="none" stroke="%s" stroke-width="1.5"/>`+"\n", strings.Join(path, " "), c)
+		}
 		for _, p := range pts {
+			tip := fmt.Sprintf("%s %s: %s", s, p.name, dur(time.Duration(p.y*float64(time.Millisecond))))
+			if p.failed {
+				x, y := px(p.x), py(p.y)
+				fmt.Fprintf(bw, `<path d="M%.1f %.1fL%.1f %.1fM%.1f %.1fL%.1f %.1f" stroke="%s" stroke-width="2"><title>%s, failed</title></path>`+"\n",
+					x-4, y-4, x+4, y+4, x-4, y+4, x+4, y-4, c, html.EscapeString(tip))
+				continue
+			}
 			fill := c
 			if !p.filled {
 				fill = "white"
 			}
-			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>%s %s: %s</title></circle>`+"\n",
-				px(p.x), py(p.y), fill, c, html.EscapeString(s), html.EscapeString(p.name), dur(time.Duration(p.y*float64(time.Millisecond))))
+			fmt.Fprintf(bw, `<circle cx="%.1f" cy="%.1f" r="4" fill="%s" stroke="%s" stroke-width="1.5"><title>%s</title></circle>`+"\n",
+				px(p.x), py(p.y), fill, c, html.EscapeString(tip))
 		}
-		lx := width - right + 16
 		fmt.Fprintf(bw, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/><text x="%d" y="%d">%s</text>`+"\n", lx, ly, lx+20, ly, c, lx+26, ly+4, s)
 		ly += 18
+		var extra []string
+		if n := failed[s]; n > 0 {
+			extra = append(extra, fmt.Sprintf("%d failed", n))
+		}
+		if n := skipped[s]; n > 0 {
+			extra = append(extra, fmt.Sprintf("%d skipped", n))
+		}
+		if len(extra) > 0 {
+			fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">%s</text>`+"\n", lx+26, ly-2, strings.Join(extra, ", "))
+			ly += 14
+		}
 	}
-	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">filled: all levels proved</text>`+"\n", width-right+16, ly+8)
-	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">hollow: not proved</text>`+"\n", width-right+16, ly+22)
+	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">filled: all levels proved</text>`+"\n", lx, ly+8)
+	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">hollow: not proved</text>`+"\n", lx, ly+22)
+	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">cross: failed</text>`+"\n", lx, ly+36)
 	fmt.Fprintf(bw, `<text x="%d" y="%d" font-size="10" fill="#555">%d CPUs %s</text>`+"\n", left, height-8, r.Machine.CPUs, html.EscapeString(r.Machine.CPU))
 	bw.WriteString("</svg>\n")
 	return bw.Flush()

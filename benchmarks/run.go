@@ -1,11 +1,13 @@
 package benchmarks
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/poolsolve/poolsolve/catalog"
@@ -44,10 +46,17 @@ const (
 	SolverGreedy = "greedy"
 	SolverCBC    = "cbc"
 	SolverHiGHS  = "highs"
+	SolverClasp  = "clasp"
 )
 
 // AllSolvers lists every solver name.
-var AllSolvers = []string{SolverExact, SolverGreedy, SolverCBC, SolverHiGHS}
+var AllSolvers = []string{SolverExact, SolverGreedy, SolverCBC, SolverHiGHS, SolverClasp}
+
+// ExternalSolvers are the solvers run as separate programs.
+var ExternalSolvers = []string{SolverCBC, SolverHiGHS, SolverClasp}
+
+// IsExternal reports whether the named solver is run as a separate program.
+func IsExternal(name string) bool { return slices.Contains(ExternalSolvers, name) }
 
 // Options steer a benchmark run.
 type Options struct {
@@ -60,7 +69,7 @@ type Options struct {
 	// Externals run the external solvers by name; a missing one is
 	// reported as skipped.
 	Externals map[string]External
-	// TempDir holds the LP files while an external solver reads them;
+	// TempDir holds the LP and OPB files while an external solver reads them;
 	// empty means the system's temporary folder.
 	TempDir string
 	// Progress, if set, is called after each instance.
@@ -90,11 +99,26 @@ type Run struct {
 	TimeToFirst time.Duration `json:"-"`
 	TimeToProof time.Duration `json:"-"` // zero unless Proved
 	Time        time.Duration `json:"-"` // the whole run
-	Vars        int           `json:"vars,omitempty"`
-	Clauses     int           `json:"clauses,omitempty"`
-	Skipped     string        `json:"skipped,omitempty"`
-	Error       string        `json:"error,omitempty"`
-	Note        string        `json:"note,omitempty"`
+	// Components is how many independent parts the exact solver split the
+	// pool into; it solves them one after the other.
+	Components int `json:"components,omitempty"`
+	Vars       int `json:"vars,omitempty"`
+	Clauses    int `json:"clauses,omitempty"`
+	// Trace is the exact solver's progress reports (solver.Options.Progress),
+	// in order; the solver reports only after its first second.
+	Trace   []TracePoint `json:"-"`
+	Skipped string       `json:"skipped,omitempty"`
+	Error   string       `json:"error,omitempty"`
+	Note    string       `json:"note,omitempty"`
+}
+
+// TracePoint is one progress report of the exact solver: the level being
+// solved, the incumbent's vector, that level's lower bound, and when.
+type TracePoint struct {
+	At        time.Duration
+	Level     int // 1..4
+	Incumbent model.Objective
+	Bound     int64
 }
 
 // OK reports whether the run produced a plan.
@@ -201,9 +225,24 @@ func measureOne(ctx context.Context, in Instance, solvers []string, opts Options
 // the evaluator.
 func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 	run := Run{Solver: kind}
+	so := solver.Options{Solver: kind, TimeLimit: opts.TimeLimit, Seed: opts.Seed}
+	var (
+		mu    sync.Mutex
+		trace []TracePoint
+	)
+	if kind == SolverExact {
+		so.Progress = func(pr solver.Progress) {
+			mu.Lock()
+			trace = append(trace, TracePoint{At: pr.Elapsed, Level: pr.Level, Incumbent: pr.Incumbent, Bound: pr.Bound})
+			mu.Unlock()
+		}
+	}
 	start := time.Now()
-	res, err := solver.Solve(ctx, p, solver.Options{Solver: kind, TimeLimit: opts.TimeLimit, Seed: opts.Seed})
+	res, err := solver.Solve(ctx, p, so)
 	run.Time = time.Since(start)
+	mu.Lock()
+	run.Trace = slices.Clone(trace)
+	mu.Unlock()
 	if err != nil {
 		run.Error = err.Error()
 		return run
@@ -213,7 +252,7 @@ func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 		return run
 	}
 	run.Objective = res.Objective
-	run.Vars, run.Clauses = res.Stats.Vars, res.Stats.Clauses
+	run.Vars, run.Clauses, run.Components = res.Stats.Vars, res.Stats.Clauses, res.Stats.Components
 	run.TimeToFirst = res.Stats.TimeToFirst
 	run.Proved = true
 	for i, l := range res.Levels {
@@ -244,16 +283,17 @@ func Compare(r, greedy *Run) [4]int64 {
 	return d
 }
 
-// NotWorse reports whether r is never worse than greedy on a level unless
-// an earlier level is strictly better: what a lexicographic optimum owes
-// the baseline. It names the first level that breaks this.
+// NotWorse reports whether r is never worse than greedy (or any other
+// run) on a level unless an earlier level is strictly better: what a
+// lexicographic optimum owes the baseline. It names the first level that
+// breaks this.
 func NotWorse(r, greedy *Run) (bool, string) {
 	for i := range r.Objective {
 		switch {
 		case r.Objective[i] < greedy.Objective[i]:
 			return true, ""
 		case r.Objective[i] > greedy.Objective[i]:
-			return false, fmt.Sprintf("level %d (%s): %d, greedy %d", i+1, model.LevelNames[i], r.Objective[i], greedy.Objective[i])
+			return false, fmt.Sprintf("level %d (%s): %d, %s %d", i+1, model.LevelNames[i], r.Objective[i], cmp.Or(greedy.Solver, "greedy"), greedy.Objective[i])
 		}
 	}
 	return true, ""

@@ -14,6 +14,10 @@
 // solves the flattened objective (CBC, clasp, and HiGHS when its npm
 // package is in bin/npm) and the hard-constraint CNF (clasp) once each.
 //
+// clasp is run, and minisat+'s and clasp's output read, by
+// benchmarks.RunClasp and benchmarks.ParseCompetition, which `poolsolve
+// bench` uses too.
+//
 // A solver that is not installed is skipped with a message; with CI=true
 // a missing solver fails the suite, because .ci/run installs them all
 // (coinor-cbc, z3, minisat+, clasp). HiGHS is optional everywhere.

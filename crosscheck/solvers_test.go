@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/benchmarks"
 	"github.com/poolsolve/poolsolve/export"
 )
 
@@ -219,65 +220,26 @@ func runMinisatPlus(t *testing.T, file string, _ *export.Instance) answer {
 	return a
 }
 
+// runClasp runs clasp through the runner the bench uses too.
 func runClasp(t *testing.T, file string, _ *export.Instance) answer {
-	out, took := execute(t, filepath.Dir(file), "clasp", "--time-limit="+strconv.Itoa(int(solverLimit.Seconds())), filepath.Base(file))
-	a, err := parseCompetition(out)
+	ctx, cancel := context.WithTimeout(context.Background(), solverLimit+10*time.Second)
+	defer cancel()
+	a, err := benchmarks.RunClasp(ctx, "", file, solverLimit)
 	if err != nil {
-		t.Fatalf("clasp: %v\n%s", err, out)
+		t.Fatal(err)
 	}
-	a.took = took
-	return a
+	return fromPB(a)
 }
 
-// parseCompetition reads the PB/MaxSAT competition output of minisat+ and
-// clasp: "s OPTIMUM FOUND" (or SATISFIABLE, UNSATISFIABLE), the last "o
-// <cost>" or "c Optimal solution: <cost>" (minisat+) or "c Optimization :
-// <cost>" (clasp), and "v" lines of literals: x12 / -x12 for OPB, 12 / -12
-// for WCNF. clasp prints each improving model after "c Answer: n"; only
-// the last is read.
+// parseCompetition reads minisat+'s and clasp's competition output with
+// the parser the bench uses (benchmarks.ParseCompetition).
 func parseCompetition(text string) (answer, error) {
-	a := answer{status: "unknown", vals: map[int]bool{}}
-	var vlines []string
-	for _, l := range strings.Split(text, "\n") {
-		l = strings.TrimSpace(l)
-		switch {
-		case l == "s OPTIMUM FOUND":
-			a.status = "optimal"
-		case l == "s SATISFIABLE":
-			if a.status != "optimal" {
-				a.status = "satisfiable"
-			}
-		case l == "s UNSATISFIABLE":
-			a.status = "infeasible"
-		case strings.HasPrefix(l, "o "), strings.HasPrefix(l, "c Optimal solution:"), strings.HasPrefix(l, "c Optimization"):
-			fs := strings.Fields(l)
-			c, err := strconv.ParseInt(fs[len(fs)-1], 10, 64)
-			if err != nil {
-				return a, fmt.Errorf("cost in %q: %v", l, err)
-			}
-			a.cost, a.hasCost = c, true
-		case strings.HasPrefix(l, "c Answer:"):
-			vlines = vlines[:0] // clasp prints every improving model; the last counts
-		case strings.HasPrefix(l, "v "):
-			vlines = append(vlines, l[2:])
-		}
-	}
-	for _, l := range vlines {
-		for _, f := range strings.Fields(l) {
-			if f == "0" {
-				continue
-			}
-			neg := strings.HasPrefix(f, "-")
-			n, err := strconv.Atoi(strings.TrimPrefix(strings.TrimPrefix(f, "-"), "x"))
-			if err != nil {
-				return a, fmt.Errorf("literal %q", f)
-			}
-			if !neg {
-				a.vals[n] = true
-			}
-		}
-	}
-	return a, nil
+	a, err := benchmarks.ParseCompetition(text)
+	return fromPB(a), err
+}
+
+func fromPB(a benchmarks.PBAnswer) answer {
+	return answer{status: a.Status, cost: a.Cost, hasCost: a.HasCost, vals: a.Ones, took: a.Took}
 }
 
 // highsModules is where .ci/run installs the npm package "highs".
