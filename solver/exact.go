@@ -265,7 +265,7 @@ func (x *exact) level(i int, end time.Time) error {
 					return err
 				}
 			}
-			if smallGap(lb, ub) && lb < ub && !pw.alive() {
+			if smallGap(lb, ub) && lb < ub && !pw.alive() && !sr.noLP {
 				share := time.Until(end) / 3
 				if err := x.fixedSearch(time.Now().Add(share), sr, &lb, &ub, &src); err != nil {
 					return err
@@ -372,7 +372,7 @@ func (x *exact) level(i int, end time.Time) error {
 	if err := x.pollPB(pw, end, pw.alive(), &lb, &ub, &src); err != nil {
 		return err
 	}
-	if sr != nil && lb < ub && smallGap(lb, ub) && !pw.alive() {
+	if sr != nil && !sr.noLP && lb < ub && smallGap(lb, ub) && !pw.alive() {
 		x.e.ReleaseBound()
 		if err := x.fixedSearch(end, sr, &lb, &ub, &src); err != nil {
 			return err

@@ -448,6 +448,7 @@ type strongResult struct {
 	rounds int
 	cuts   int
 	rel    *relaxation // the presolved rows and cuts, for the PB worker
+	noLP   bool        // the LP was too large: bound, lp and d are unset
 }
 
 // rcScale is the capacity the reduced-cost knapsack is scaled to: larger
@@ -465,6 +466,9 @@ func (sr *strongResult) fixesFor(cutoff int64) (fixes []z.Lit, knap []encode.Gro
 		return nil, nil, false // the bound already proves cutoff impossible
 	}
 	fixes = slices.Clone(sr.pre)
+	if sr.noLP {
+		return fixes, nil, true
+	}
 	for j, v := range sr.vars {
 		dj := sr.d[j]
 		off := v.Pos() // the literal of moving off the cheap bound
@@ -536,8 +540,14 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 	}
 	r.substitute()
 	m, n := len(r.rows), len(r.vars)
+	offset := r.constant + x.e.Linear.Offsets[i]
 	if m == 0 || (m+n)*(n+2*(m+n)) > lpMaxCells {
-		return out, false
+		// Too large for the dense simplex: the presolved model alone,
+		// for the PB worker, with no bound and no reduced costs.
+		out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
+		out.noLP = true
+		out.bound, out.lp = math.MinInt64, math.Inf(-1)
+		return out, true
 	}
 	var start []bool
 	if x.best.Lanes != nil {
@@ -548,7 +558,6 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 			}
 		}
 	}
-	offset := r.constant + x.e.Linear.Offsets[i]
 	best := math.Inf(-1)
 	var bestY []float64
 	var bestPr *lpProblem
@@ -591,18 +600,27 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 	out.bound = int64(math.Ceil(best-1e-6)) + offset
 	out.lp, out.offset, out.vars, out.rel = best, offset, r.vars, r
 	out.d, out.mag = reducedCosts(bestPr, bestY)
-	for j, v := range r.vars {
-		switch {
-		case r.lo[j] == r.hi[j] && r.lo[j] == 1:
-			out.pre = append(out.pre, v.Pos())
-		case r.lo[j] == r.hi[j]:
-			out.pre = append(out.pre, v.Neg())
-		}
+	out.pre = r.fixed()
+	for j := range r.vars {
 		if r.lo[j] == r.hi[j] {
 			out.d[j] = 0
 		}
 	}
 	return out, true
+}
+
+// fixed is presolve's fixings as literals: they hold in every plan.
+func (r *relaxation) fixed() []z.Lit {
+	var out []z.Lit
+	for j, v := range r.vars {
+		switch {
+		case r.lo[j] == r.hi[j] && r.lo[j] == 1:
+			out = append(out, v.Pos())
+		case r.lo[j] == r.hi[j]:
+			out = append(out, v.Neg())
+		}
+	}
+	return out
 }
 
 // reducedCosts is d = c − yA for multipliers y clipped to their rows'
