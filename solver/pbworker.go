@@ -202,13 +202,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out ch
 		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
 	}
 	pr := &pbRun{id: id, cancel: cancel, done: make(chan struct{})}
-	go func() {
-		bw := bufio.NewWriter(in)
-		if gob.NewEncoder(bw).Encode(job) == nil {
-			_ = bw.Flush()
-		}
-		_ = in.Close()
-	}()
+	go func() { _ = newJobWriter(in)(job) }()
 	go func() {
 		defer close(pr.done)
 		dec := gob.NewDecoder(bufio.NewReader(stdout))
@@ -510,4 +504,34 @@ func (x *exact) canonicalPB() (model.Assignment, bool) {
 	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m.a.Model)))
 	rep := x.chk.Check(a)
 	return a, rep.Valid && rep.Objective == x.obj
+}
+
+// newJobWriter returns a function that sends a job to w and closes it,
+// as startPB does to a worker's stdin.
+func newJobWriter(w io.WriteCloser) func(*pbJob) error {
+	return func(job *pbJob) error {
+		bw := bufio.NewWriter(w)
+		if err := gob.NewEncoder(bw).Encode(job); err != nil {
+			return err
+		}
+		if err := bw.Flush(); err != nil {
+			return err
+		}
+		return w.Close()
+	}
+}
+
+// readAnswers decodes every answer a worker wrote to r.
+func readAnswers(r io.Reader) ([]pbAnswer, error) {
+	dec := gob.NewDecoder(bufio.NewReader(r))
+	var out []pbAnswer
+	for {
+		var a pbAnswer
+		if err := dec.Decode(&a); err == io.EOF {
+			return out, nil
+		} else if err != nil {
+			return out, err
+		}
+		out = append(out, a)
+	}
 }

@@ -152,8 +152,8 @@ func (r *relaxation) colOf(v z.Var) int {
 	return c
 }
 
-// le returns row w as Σ a·x <= b rows: one for <= and >=, two for =.
-func le(w irow) [][2]any {
+// asLE writes w as Σ a·x <= b rows: one for <= and >=, two for =.
+func asLE(w irow) []irow {
 	neg := func() irow {
 		n := irow{idx: w.idx, val: make([]int64, len(w.val)), op: encode.LE, rhs: -w.rhs}
 		for k, v := range w.val {
@@ -163,13 +163,13 @@ func le(w irow) [][2]any {
 	}
 	switch w.op {
 	case encode.LE:
-		return [][2]any{{w, false}}
+		return []irow{w}
 	case encode.GE:
-		return [][2]any{{neg(), true}}
+		return []irow{neg()}
 	}
 	a := w
 	a.op = encode.LE
-	return [][2]any{{a, false}, {neg(), true}}
+	return []irow{a, neg()}
 }
 
 // propagate fixes the columns that one row forces, to a fixpoint.
@@ -177,8 +177,7 @@ func (r *relaxation) propagate(deadline time.Time) {
 	for pass := 0; pass < 20; pass++ {
 		changed := false
 		for _, w := range r.rows {
-			for _, f := range le(w) {
-				row := f[0].(irow)
+			for _, row := range asLE(w) {
 				var minact int64
 				for k, j := range row.idx {
 					if a := row.val[k]; a > 0 {
@@ -239,7 +238,7 @@ func (r *relaxation) substitute() {
 			continue
 		}
 		if n.op == encode.GE {
-			n = le(n)[0][0].(irow)
+			n = asLE(n)[0]
 		}
 		if n, keep := tighten(n); keep {
 			rows = append(rows, n)

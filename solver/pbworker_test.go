@@ -1,0 +1,157 @@
+package solver
+
+import (
+	"context"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+)
+
+// knapsackJob is: maximise 6a + 5b + 4c + 3d (as minimise the negation)
+// with 5a + 4b + 3c + 2d <= 9 and a + b <= 1: the optimum takes b, c, d
+// (value −12).
+func knapsackJob() *pbJob {
+	return &pbJob{
+		NCols: 4,
+		Rows: []pbRow{
+			{Cols: []int32{0, 1, 2, 3}, W: []int64{5, 4, 3, 2}, Op: pbLE, RHS: 9},
+			{Cols: []int32{0, 1}, W: []int64{1, 1}, Op: pbLE, RHS: 1},
+		},
+		Obj: []int64{-6, -5, -4, -3},
+	}
+}
+
+func TestTheWorkerStreamsBetterModelsAndEndsOnTheOptimum(t *testing.T) {
+	for _, cp := range []bool{false, true} {
+		job := knapsackJob()
+		job.CuttingPlanes = cp
+		out := make(chan pbMsg, 64)
+		run, err := startPB(context.Background(), time.Now().Add(time.Minute), job, 7, out)
+		if err != nil {
+			t.Fatalf("startPB: %v", err)
+		}
+		<-run.done
+		close(out)
+		var last pbAnswer
+		n := 0
+		prev := int64(1 << 62)
+		for m := range out {
+			if m.id != 7 {
+				t.Errorf("answer tagged %d, want 7", m.id)
+			}
+			if m.a.Done {
+				break
+			}
+			n++
+			if m.a.Value >= prev {
+				t.Errorf("cutting planes %v: model %d is not better than %d", cp, m.a.Value, prev)
+			}
+			prev, last = m.a.Value, m.a
+		}
+		if n == 0 || last.Value != -12 {
+			t.Fatalf("cutting planes %v: %d models, last value %d; want the optimum -12", cp, n, last.Value)
+		}
+		if got := last.Model; got[0] || !got[1] || !got[2] || !got[3] {
+			t.Errorf("cutting planes %v: optimum model %v, want b, c and d", cp, got)
+		}
+	}
+}
+
+func TestTheWorkerSaysDoneWithNoModelBelowAnImpossibleCutoff(t *testing.T) {
+	job := knapsackJob()
+	job.Rows = append(job.Rows, pbRow{Cols: []int32{0, 1, 2, 3}, W: []int64{-6, -5, -4, -3}, Op: pbLE, RHS: -13})
+	pr, pw := io.Pipe()
+	var sb strings.Builder
+	done := make(chan error, 1)
+	go func() { done <- pbServe(pr, &sb) }()
+	enc := newJobWriter(pw)
+	if err := enc(job); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
+		t.Fatalf("pbServe: %v", err)
+	}
+	answers, err := readAnswers(strings.NewReader(sb.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(answers) != 1 || !answers[0].Done {
+		t.Errorf("answers %+v, want only Done: no model is below -12", answers)
+	}
+}
+
+// pigeonholeJob puts n+1 pigeons in n holes, which CDCL refutes only in
+// exponential time: a worker that must be stopped.
+func pigeonholeJob(n int) *pbJob {
+	col := func(p, h int) int32 { return int32(p*n + h) }
+	job := &pbJob{NCols: (n + 1) * n, Obj: make([]int64, (n+1)*n)}
+	for p := 0; p <= n; p++ {
+		r := pbRow{Op: pbGE, RHS: 1}
+		for h := 0; h < n; h++ {
+			r.Cols, r.W = append(r.Cols, col(p, h)), append(r.W, 1)
+		}
+		job.Rows = append(job.Rows, r)
+	}
+	for h := 0; h < n; h++ {
+		r := pbRow{Op: pbLE, RHS: 1}
+		for p := 0; p <= n; p++ {
+			r.Cols, r.W = append(r.Cols, col(p, h)), append(r.W, 1)
+		}
+		job.Rows = append(job.Rows, r)
+	}
+	return job
+}
+
+func TestAWorkerPastItsDeadlineIsKilled(t *testing.T) {
+	out := make(chan pbMsg, 4)
+	run, err := startPB(context.Background(), time.Now().Add(100*time.Millisecond), pigeonholeJob(14), 0, out)
+	if err != nil {
+		t.Fatalf("startPB: %v", err)
+	}
+	// A liveness check, not a speed goal: a worker left running would
+	// never close done.
+	select {
+	case <-run.done:
+	case <-time.After(time.Minute):
+		t.Fatal("the worker outlived its deadline by a minute")
+	}
+	select {
+	case m := <-out:
+		t.Errorf("a killed worker answered %+v", m)
+	default:
+	}
+}
+
+// Level 4 of mid-sized random pools is proved by the PB portfolio (or
+// by the LP it starts from), and every proof agrees with a second solve
+// with a longer limit.
+func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves 8x20 pools")
+	}
+	byPB := 0
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := pooltest.Random(seed, 8, 20)
+		res, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		if err != nil {
+			t.Fatalf("pool %d: %v", seed, err)
+		}
+		if res.Infeasible {
+			continue
+		}
+		l4 := res.Levels[3]
+		if l4.Status != Optimal {
+			t.Errorf("pool %d: level 4 %s (%d, bound %d from %s)", seed, l4.Status, l4.Value, l4.LowerBound, l4.BoundSource)
+			continue
+		}
+		if strings.Contains(l4.BoundSource, "pb") {
+			byPB++
+		}
+	}
+	if byPB == 0 {
+		t.Errorf("no level 4 was proved by the PB worker: the test does not reach it")
+	}
+}

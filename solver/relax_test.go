@@ -1,0 +1,233 @@
+package solver
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
+)
+
+// holds reports whether the 0/1 point bits (bit j = column j) meets w.
+func holds(w irow, bits uint) bool {
+	var s int64
+	for k, j := range w.idx {
+		if bits>>uint(j)&1 == 1 {
+			s += w.val[k]
+		}
+	}
+	switch w.op {
+	case encode.LE:
+		return s <= w.rhs
+	case encode.GE:
+		return s >= w.rhs
+	}
+	return s == w.rhs
+}
+
+func randomRow(rng *rand.Rand, n int) irow {
+	w := irow{op: []encode.Op{encode.LE, encode.GE, encode.LE}[rng.IntN(3)]}
+	var pos, neg int64
+	for j := 0; j < n; j++ {
+		if rng.IntN(4) == 0 {
+			continue
+		}
+		v := rng.Int64N(21) - 10
+		if v == 0 {
+			v = 7
+		}
+		w.idx, w.val = append(w.idx, j), append(w.val, v)
+		if v > 0 {
+			pos += v
+		} else {
+			neg += v
+		}
+	}
+	w.rhs = neg + rng.Int64N(pos-neg+1)
+	return w
+}
+
+func TestTighteningKeepsExactlyTheIntegerPointsOfARow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	changed := 0
+	for trial := 0; trial < 3000; trial++ {
+		n := 2 + rng.IntN(5)
+		w := randomRow(rng, n)
+		if len(w.idx) == 0 {
+			continue
+		}
+		lw := asLE(w)[0]
+		tw, keep := tighten(lw)
+		for bits := uint(0); bits < 1<<uint(n); bits++ {
+			before := holds(w, bits)
+			after := !keep || holds(tw, bits)
+			if before != after {
+				t.Fatalf("row %+v tightened to %+v (keep %v): point %b was %v, is %v", w, tw, keep, bits, before, after)
+			}
+		}
+		if keep && tw.rhs != lw.rhs {
+			changed++
+		}
+	}
+	if changed < 100 {
+		t.Errorf("only %d rows were tightened: the test does not reach the rule", changed)
+	}
+}
+
+func TestCoverCutsKeepEveryIntegerPointOfTheirRow(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cuts := 0
+	for trial := 0; trial < 5000; trial++ {
+		n := 3 + rng.IntN(5)
+		w := randomRow(rng, n)
+		if len(w.idx) < 2 {
+			continue
+		}
+		w = asLE(w)[0]
+		xs := make([]float64, n)
+		for j := range xs {
+			xs[j] = rng.Float64()
+			if rng.IntN(3) == 0 {
+				xs[j] = float64(rng.IntN(2))
+			}
+		}
+		c, vio, ok := coverCut(w, xs)
+		if !ok {
+			continue
+		}
+		cuts++
+		if vio <= 0 {
+			t.Fatalf("cut %+v reported with violation %v", c, vio)
+		}
+		for bits := uint(0); bits < 1<<uint(n); bits++ {
+			if holds(w, bits) && !holds(c, bits) {
+				t.Fatalf("cover cut %+v of row %+v cuts off the integer point %b", c, w, bits)
+			}
+		}
+	}
+	if cuts < 200 {
+		t.Errorf("only %d cuts found: the test does not reach the separation", cuts)
+	}
+}
+
+func TestPropagationFixesOnlyWhatEveryIntegerPointAgreesOn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	fixedSeen := 0
+	for trial := 0; trial < 2000; trial++ {
+		n := 2 + rng.IntN(5)
+		r := &relaxation{lo: make([]int64, n), hi: make([]int64, n)}
+		for j := range r.hi {
+			r.hi[j] = 1
+		}
+		for k := 0; k < 1+rng.IntN(3); k++ {
+			r.rows = append(r.rows, randomRow(rng, n))
+		}
+		r.propagate(time.Now().Add(time.Second))
+		for bits := uint(0); bits < 1<<uint(n); bits++ {
+			ok := true
+			for _, w := range r.rows {
+				ok = ok && holds(w, bits)
+			}
+			if !ok {
+				continue
+			}
+			if r.dead {
+				t.Fatalf("rows %+v called infeasible, but %b meets them", r.rows, bits)
+			}
+			for j := 0; j < n; j++ {
+				if v := int64(bits >> uint(j) & 1); v < r.lo[j] || v > r.hi[j] {
+					t.Fatalf("rows %+v: column %d fixed to [%d,%d], but %b meets every row", r.rows, j, r.lo[j], r.hi[j], bits)
+				}
+			}
+		}
+		for j := 0; j < n; j++ {
+			if r.lo[j] == r.hi[j] {
+				fixedSeen++
+			}
+		}
+	}
+	if fixedSeen < 100 {
+		t.Errorf("only %d columns fixed: the test does not reach propagation", fixedSeen)
+	}
+}
+
+// On random pools, the strengthened LP never bounds level 4 above its
+// proved optimum, and the optimal plan keeps every fixing and the
+// reduced-cost knapsack that fixesFor gives at its value: they are
+// implied by "level 4 <= optimum" and must not cut the optimum off.
+func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
+	checked, fixed := 0, 0
+	for seed := uint64(1); seed <= 16; seed++ {
+		nodes, variants := 2+int(seed%4), 4+int(seed%9)
+		x, res := lpFixture(t, seed, nodes, variants, 10*time.Second)
+		if res.Infeasible || res.Levels[3].Status != Optimal {
+			continue
+		}
+		for i := 0; i < 3; i++ {
+			if res.Levels[i].Status != Optimal {
+				t.Fatalf("pool %d: level %d not proved", seed, i+1)
+			}
+		}
+		opt := res.Objective[3]
+		sr, ok := strongLP(x, 3, opt, time.Now().Add(time.Minute))
+		if !ok {
+			t.Errorf("pool %d (%dx%d): no strengthened LP", seed, nodes, variants)
+			continue
+		}
+		checked++
+		if !sr.noLP && sr.bound > opt {
+			t.Errorf("pool %d (%dx%d): strengthened LP bound %d above the optimum %d", seed, nodes, variants, sr.bound, opt)
+		}
+		vals, err := x.e.Values(res.Assignment)
+		if err != nil {
+			t.Fatalf("pool %d: values: %v", seed, err)
+		}
+		val := func(m z.Lit) bool { return vals[m.Var()] == m.IsPos() }
+		fixes, knap, ok := sr.fixesFor(opt)
+		if !ok {
+			t.Errorf("pool %d: fixesFor(%d) says no plan reaches the optimum", seed, opt)
+			continue
+		}
+		fixed += len(fixes)
+		for _, m := range fixes {
+			if !val(m) {
+				t.Errorf("pool %d: the optimal plan breaks the fixing %s", seed, x.e.VarName(m.Var()))
+			}
+		}
+		var sum int64
+		for _, g := range knap {
+			if val(g.Branches[0].Lit) {
+				sum += g.Branches[0].W
+			}
+		}
+		if sum > rcScale {
+			t.Errorf("pool %d: the optimal plan weighs %d in the reduced-cost knapsack, capacity %d", seed, sum, rcScale)
+		}
+		for _, w := range sr.rel.rows {
+			if !rowHoldsFor(sr.rel, w, vals) {
+				t.Errorf("pool %d: the optimal plan breaks a presolved row or cut %+v", seed, w)
+				break
+			}
+		}
+	}
+	if checked < 8 || fixed == 0 {
+		t.Errorf("checked %d pools, %d fixings: the test does not reach the rule", checked, fixed)
+	}
+}
+
+func rowHoldsFor(r *relaxation, w irow, vals []bool) bool {
+	var s int64
+	for k, c := range w.idx {
+		if vals[r.vars[c]] {
+			s += w.val[k]
+		}
+	}
+	switch w.op {
+	case encode.LE:
+		return s <= w.rhs
+	case encode.GE:
+		return s >= w.rhs
+	}
+	return s == w.rhs
+}
