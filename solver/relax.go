@@ -305,12 +305,8 @@ func (r *relaxation) lp(start []bool) *lpProblem {
 		}
 		pr.rows = append(pr.rows, row)
 	}
-	// Fixed columns keep their value through a row of their own.
-	for j := range r.vars {
-		if r.lo[j] == r.hi[j] {
-			pr.rows = append(pr.rows, lpRow{op: encode.EQ, rhs: float64(r.lo[j]), idx: []int{j}, val: []float64{1}})
-		}
-	}
+	// Fixed columns are in no row and cost nothing after substitute: the
+	// LP may set them anyhow, and reduced-cost fixing skips them.
 	return pr
 }
 
@@ -540,7 +536,7 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 	r.substitute()
 	m, n := len(r.rows), len(r.vars)
 	offset := r.constant + x.e.Linear.Offsets[i]
-	if m == 0 || (m+n)*(n+2*(m+n)) > lpMaxCells {
+	if m == 0 || m*(n+2*m) > lpMaxCells {
 		// Too large for the dense simplex: the presolved model alone,
 		// for the PB worker, with no bound and no reduced costs.
 		out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
