@@ -249,13 +249,38 @@ func (x *exact) level(i int, end time.Time) error {
 	searchEnd := end
 	if i == 3 && lb < ub {
 		lpAsked = true
-		if r, ok := strongLP(x, i, ub-1, end); ok {
+		// The workers start on the presolved model at once; the LP,
+		// solved meanwhile, then gives the bound and restarts the
+		// clause-learning worker with its reduced-cost fixings.
+		if r, ok := presolved(x, i, end); ok {
+			pw = x.startPB(&r, ub-1, end)
+		}
+		var pollErr error
+		stop := func() bool {
+			if pollErr == nil {
+				pollErr = x.pollPB(pw, end, false, &lb, &ub, &src)
+			}
+			return pollErr != nil || lb >= ub
+		}
+		r, ok := strongLPUnless(x, i, ub-1, end, stop)
+		if pollErr != nil {
+			return pollErr
+		}
+		if ok {
 			sr = &r
+			tracef(x.run.start, "level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
 			if r.bound > lb {
 				lb, src = min(r.bound, ub), "lp"
 			}
-			if lb < ub {
-				pw = x.startPB(sr, ub-1, end)
+			if err := x.pollPB(pw, end, false, &lb, &ub, &src); err != nil {
+				return err
+			}
+			if lb < ub && !r.noLP {
+				if pw == nil {
+					pw = x.startPB(sr, ub-1, end)
+				} else {
+					pw.withLP(sr, ub)
+				}
 			}
 			// The workers have both cores: give them the first part of
 			// the level before gini builds its own diagrams.
@@ -380,6 +405,7 @@ func (x *exact) level(i int, end time.Time) error {
 	}
 	lv.Value = ub
 	lv.LowerBound, lv.BoundSource = min(lb, ub), src
+	tracef(x.run.start, "level %d: %d, bound %d (%s)", i+1, ub, min(lb, ub), src)
 	switch {
 	case lb >= ub:
 		lv.Status = Optimal

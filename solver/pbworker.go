@@ -456,6 +456,18 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 	return nil
 }
 
+// withLP moves the portfolio to the LP's model: its reduced-cost
+// fixings and knapsack from now on, and the clause-learning worker
+// restarted on them below ub unless it already answered.
+func (w *pbLevel) withLP(sr *strongResult, ub int64) {
+	w.sr = sr
+	if run := w.runs[w.cdcl]; run != nil && !w.jobs[w.cdcl].got {
+		run.stop()
+		delete(w.runs, w.cdcl)
+		w.cdcl = w.launch(ub-1, false)
+	}
+}
+
 // improved restarts the clause-learning worker below a better incumbent
 // when it has not answered yet: the smaller gap fixes more columns.
 func (w *pbLevel) improved(ub int64) {

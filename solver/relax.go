@@ -522,6 +522,22 @@ func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []irow {
 // reduced costs for fixing. It reports false when the model is too large
 // for the dense simplex or time is short.
 func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool) {
+	return relax(x, i, cutoff, end, true, nil)
+}
+
+// strongLPUnless is strongLP that gives up between rounds once stop says
+// so (the PB workers proved the level meanwhile).
+func strongLPUnless(x *exact, i int, cutoff int64, end time.Time, stop func() bool) (strongResult, bool) {
+	return relax(x, i, cutoff, end, true, stop)
+}
+
+// presolved is level i's presolved model alone, without the LP: what
+// the PB workers start on while the LP is solved.
+func presolved(x *exact, i int, end time.Time) (strongResult, bool) {
+	return relax(x, i, 0, end, false, nil)
+}
+
+func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func() bool) (strongResult, bool) {
 	var out strongResult
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
@@ -536,7 +552,7 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 	r.substitute()
 	m, n := len(r.rows), len(r.vars)
 	offset := r.constant + x.e.Linear.Offsets[i]
-	if m == 0 || m*(n+2*m) > lpMaxCells {
+	if !withLP || m == 0 || m*(n+2*m) > lpMaxCells {
 		// Too large for the dense simplex: the presolved model alone,
 		// for the PB worker, with no bound and no reduced costs.
 		out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
@@ -559,6 +575,9 @@ func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool)
 	last := math.Inf(-1)
 	stall := 0
 	for round := 0; round < strongRounds; round++ {
+		if stop != nil && stop() {
+			return out, false
+		}
 		pr := r.lp(start)
 		res := solveLP(pr, deadline, 0)
 		out.rounds++

@@ -108,6 +108,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	warm := Greedy(p, opts.Seed)
 	warm = Improve(p, warm, opts.Seed, warmEnd)
 	warmRep := eval.Check(p, warm)
+	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
 	// keepWarm pin) gets more local search, up to half the limit, in
 	// rounds that stop as soon as it is valid, or when a round repairs
@@ -186,6 +187,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
+		tracef(r.start, "part %d encoded: %d variables", pi, x.e.S.MaxVar())
 		ok, err := x.start(part, partRep.Valid)
 		res.Stats.Vars += int(x.e.S.MaxVar())
 		if err != nil {
