@@ -104,7 +104,12 @@
 // improvement), weights rounded down a relaxation (an UNSAT answer is a
 // real proof) — varying resolution after Demirović and Stuckey (CP 2019).
 // GroupBound is a cheap level-4 lower bound from the groups' minima once
-// levels 1-2 are frozen.
+// levels 1-2 are frozen. L4BoundFixed builds the exact diagram over the
+// groups that a set of fixed literals leaves free (a group with a branch
+// fixed true is a constant), for the solver's reduced-cost fixings, and
+// SumBound any caller's sum of groups (their knapsack); both are released
+// with the other diagrams. Route.Split names the latency literal per
+// residency, for the solver's disaggregated relaxation rows.
 //
 // # Linear mirror and clause log
 //

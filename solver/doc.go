@@ -37,10 +37,11 @@
 //     the incumbent, Try 200 ms). Every model is decoded before any clause
 //     is added (adding one wipes it) and offered to the evaluator. The
 //     level is then frozen with a unit clause at its value, proved or not.
-//     Level 4 starts exact and coarsens its resolution when the diagram
-//     passes 60,000 nodes: a rounded-up bound finds real improvements, a
-//     rounded-down one gives real proofs, and the resolution halves when
-//     they disagree.
+//     Level 4 runs the pseudo-boolean portfolio and the strengthened LP
+//     first (below), then the gini search: its diagram starts exact and
+//     coarsens its resolution when it passes 60,000 nodes: a rounded-up
+//     bound finds real improvements, a rounded-down one gives real
+//     proofs, and the resolution halves when they disagree.
 //  5. Only Try(time left) is ever called, never Solve: after a Try that
 //     timed out, gini's Solve inherits the expired deadline (the stale
 //     deadline trap, solver-notes §1.3). The deadline (Options.TimeLimit,
@@ -53,17 +54,49 @@
 // Optimal means an UNSAT answer one below the value, or a lower bound
 // equal to it. A level frozen while only bounded makes the later levels'
 // "optimal" mean optimal given that freeze. BoundSource is "sat-unsat",
-// "lp", "relaxation" (level 4's group bound), "trivial", or for merged
-// parts the distinct non-trivial sources joined with "+".
+// "lp", "pb" (a PB worker's search ended), "reduced-cost" (gini's UNSAT
+// under the LP's reduced-cost fixings), "relaxation" (level 4's group
+// bound), "trivial", or for merged parts the distinct non-trivial
+// sources joined with "+".
 //
-// The LP bound (lpbound.go) solves the relaxation with its own
-// bounded-variable primal simplex (simplex.go): 0 <= x <= 1 by bound
-// flipping, a dense tableau over the rows, started from the incumbent (so
-// phase 1 is usually empty), Dantzig pricing with a Bland fallback after
-// degenerate runs, and iteration and time caps. The bound is computed
-// from the final row multipliers by weak duality, from the integer data
-// with a rounding margin, so it is valid even when the simplex stops
-// early. 24 × 60 random pools (about 900 rows) take about 25 ms.
+// # Level 4: the strengthened LP and the PB portfolio
+//
+// relax.go presolves level i's linear model (the encoding's mirror with
+// the assumptions true and the earlier levels at their frozen values):
+// bounds propagation of each row, Savelsbergh coefficient tightening of
+// the big-M auto rows and memory rows, route ∧ residency rows that stop a
+// fractional route from paying nothing, and rounds of lifted cover cuts
+// separated from the LP point. Every step keeps every 0/1 point of the
+// rows, so every valid plan's intended values stay feasible. The LP is
+// solved by the bounded-variable primal simplex of simplex.go (dense
+// tableau, started from the incumbent, capped at 2^23 cells); its bound
+// comes from the final row multipliers by weak duality, recomputed from
+// the integer data with a rounding margin, so it is valid even when the
+// simplex stops early. The same multipliers give reduced costs d: any
+// plan better than the cutoff U keeps each column whose |d_j| exceeds
+// U − L at its cheap bound, and meets the knapsack Σ_j floor(|d_j|·K /
+// (U − L))·[x_j moved] <= K, K = 256.
+//
+// pbworker.go runs gophersat, whose CDCL propagates weight constraints
+// natively, on the presolved model below the incumbent: one worker with
+// clause learning and one with cutting planes (the first proves 24x60
+// in a third of a second where the second needs three; the second finds
+// 16x60's optimum in a tenth of a second where the first needs four).
+// They start at once; the LP runs beside them, stops between rounds when
+// they prove the level, and otherwise restarts the clause-learning
+// worker on its fixings and knapsack, as does every better incumbent.
+// Every streamed model is decoded, checked by eval and offered like a
+// SAT model; a worker's search ending proves its last model optimal (or
+// its cutoff + 1). A plan below a proved value is ErrMismatch. gophersat
+// cannot be interrupted, so a worker is this executable re-run with
+// POOLSOLVE_PB_WORKER=1 (answered in this package's init, so test
+// binaries work too) and killed at the deadline.
+//
+// When the LP has been solved, gini's exact diagram over the groups the
+// reduced-cost fixings leave free (encode.L4BoundFixed) can prove the
+// level too ("reduced-cost"), when the gap is within 5%.
+//
+// POOLSOLVE_TRACE=1 prints the search's timeline to stderr.
 //
 // # Explanations
 //
@@ -90,13 +123,14 @@
 // # Determinism
 //
 // The same pool and options give the same plan, byte for byte, when every
-// level is proved: the plan is then re-derived from a fresh encoding with
-// the four optima fixed (canonicalize), a function of the pool alone. When
-// a level is only bounded, where the clock stopped the search decides the
-// plan, so runs may differ; so they may when the canonical re-solve does
-// not finish in the time left, or the exact level-4 diagram is too large
-// for it. Randomness (LNS neighbourhoods, the warm start's ties) comes
-// from PCG generators seeded by Options.Seed.
+// level is proved: the plan is then re-derived with the four optima fixed
+// (canonicalize), a function of the pool alone: the first model of a PB
+// worker (deterministic) on the presolved model without cuts or reduced
+// costs, or, when no worker can run, a fresh gini encoding. When a level
+// is only bounded, where the clock stopped the search decides the plan,
+// so runs may differ; so they may when the canonical re-solve does not
+// finish in the time left. Randomness (LNS neighbourhoods, the warm
+// start's ties) comes from PCG generators seeded by Options.Seed.
 //
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s, 2 shared cores)
 //
