@@ -174,7 +174,7 @@ func (e *Encoding) scale(fixed int64) {
 	// The float totals give the start; the exact check has the last word.
 	k := min(need, maxScaleExp)
 	for _, d := range doms {
-		for k > 0 && total[d]*math.Pow10(k) > maxDomainUnits/2 {
+		for k > 0 && total[d]*math.Pow10(k) > maxDomainUnits {
 			k--
 		}
 	}

@@ -161,8 +161,13 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 				return true, nil // phases now follow the warm start
 			case -1:
 				// Valid for eval, refused by the encoding: only memory
-				// rounding can do that; fall back to the solver.
-				x.best, x.fromWarm = model.Assignment{}, false
+				// rounding may do that (e.Exact false). Keep the plan;
+				// the search goes on in the rounded encoding. With exact
+				// memory it is a bug that would make UNSAT answers lie.
+				if x.e.Exact {
+					return false, fmt.Errorf("%w: the encoding refuses a plan eval finds valid", ErrMismatch)
+				}
+				return true, nil
 			}
 		}
 	}
@@ -188,6 +193,11 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 			}
 			return true, nil
 		case -1:
+			if !x.e.Exact {
+				// Rounded memory may refuse what fits: no proof of
+				// infeasibility.
+				return false, fmt.Errorf("%w: no plan fits memory rounded to 1/%d GiB, and the figures are too fine to count exactly", ErrNoPlan, x.e.Scale)
+			}
 			return false, nil
 		}
 		if time.Until(x.deadline) <= 0 || x.run.ctx.Err() != nil {
@@ -227,7 +237,7 @@ func (x *exact) level(i int, end time.Time) error {
 	// lpbound.go) is asked only when they do not.
 	lpAsked := false
 	askLP := func() {
-		if lpAsked || lb >= ub {
+		if lpAsked || lb >= ub || !x.e.Exact {
 			return
 		}
 		lpAsked = true
@@ -248,7 +258,7 @@ func (x *exact) level(i int, end time.Time) error {
 				}
 				ub = x.obj[i]
 			case -1:
-				if b.exact() {
+				if b.proves() {
 					lb, src = lb+1, "sat-unsat"
 				}
 			}
@@ -271,9 +281,12 @@ func (x *exact) level(i int, end time.Time) error {
 				continue
 			}
 			if r == -1 {
-				if b.exact() {
+				if b.proves() {
 					lb, src = ub, "sat-unsat"
 					continue
+				}
+				if b.exact() {
+					break // rounded memory holds nothing better; nothing proved
 				}
 				// The coarse restriction found nothing better: the coarse
 				// relaxation either proves the incumbent or asks for a
@@ -282,8 +295,10 @@ func (x *exact) level(i int, end time.Time) error {
 				if rok {
 					switch x.tryUntil(end, cap, rl...) {
 					case -1:
-						lb, src = ub, "sat-unsat"
-						continue
+						if x.e.Exact {
+							lb, src = ub, "sat-unsat"
+							continue
+						}
 					case 1:
 						if _, err := x.decodeSAT(); err != nil {
 							return err
@@ -351,6 +366,11 @@ type bounder struct {
 }
 
 func (b *bounder) exact() bool { return b.i < 3 || b.delta == 1 }
+
+// proves says an UNSAT answer under a search bound is a proof: the bound
+// is exact and so is the memory arithmetic (rounded memory may refuse
+// plans that fit).
+func (b *bounder) proves() bool { return b.exact() && b.x.e.Exact }
 
 func (b *bounder) search(k int64) ([]z.Lit, bool) { return b.bound(k, true) }
 
