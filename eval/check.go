@@ -431,7 +431,7 @@ func (c *Checker) checkMemory(placed map[int]lane, bad badFunc) {
 					model.Gb(resident), strings.Join(who, ", "), budgetText(dom.Budget))
 			}
 			for _, u := range uses {
-				if u.res == model.Auto && !fits(dom.Budget.PlanGb, append(slices.Clone(alwaysGb), u.gb)...) {
+				if u.res == model.Auto && !fitsWith(dom.Budget.PlanGb, u.gb, alwaysGb) {
 					bad(RuleMemoryAuto, subject, "auto lane %s needs %s next to %s of always lanes = %s; %s",
 						u.variant, model.Gb(u.gb), model.Gb(always), model.Gb(u.gb+always), budgetText(dom.Budget))
 				}

@@ -17,8 +17,17 @@ import (
 // Float arithmetic answers when the sum is clearly on one side (its error
 // is far below the margin); only near the boundary is the sum redone in
 // exact rationals.
-func fits(budget float64, draws ...float64) bool {
-	var s float64
+func fits(budget float64, draws ...float64) bool { return fitsWith(budget, 0, draws) }
+
+// fitsWith is fits of draws and one more draw, extra (0 for none).
+func fitsWith(budget, extra float64, draws []float64) bool {
+	s := 0.0
+	switch {
+	case math.IsNaN(extra) || math.IsInf(extra, 1):
+		return false
+	case extra > 0:
+		s = extra
+	}
 	for _, d := range draws {
 		switch {
 		case math.IsNaN(d) || math.IsInf(d, 1):
@@ -36,7 +45,7 @@ func fits(budget float64, draws ...float64) bool {
 	// Each figure's float is within 2^-53 of its decimal, relatively, and
 	// each addition adds at most 2^-53 of the sum; 2^-50 leaves room for
 	// the margin's own rounding (and a subnormal term for tiny figures).
-	n := float64(len(draws) + 2)
+	n := float64(len(draws) + 3)
 	margin := n * ((s+math.Abs(budget))*0x1p-50 + 0x1p-1060)
 	switch {
 	case s < budget-margin:
@@ -45,6 +54,9 @@ func fits(budget float64, draws ...float64) bool {
 		return false
 	}
 	sum := new(big.Rat)
+	if extra > 0 {
+		sum.Add(sum, decimal(extra))
+	}
 	for _, d := range draws {
 		if d > 0 {
 			sum.Add(sum, decimal(d))
