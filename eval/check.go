@@ -411,7 +411,8 @@ func (c *Checker) checkMemory(placed map[int]lane, bad badFunc) {
 				continue
 			}
 			delete(byDomain, [2]string{n.ID, dom.ID}) // a duplicate domain id is checked once
-			var resident, always float64 // for messages; fits decides
+			// resident and always are for messages; fits decides.
+			var resident, always float64
 			var residentGb, alwaysGb []float64
 			var who []string
 			for _, u := range uses {

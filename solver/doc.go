@@ -54,7 +54,12 @@
 // equal to it. A level frozen while only bounded makes the later levels'
 // "optimal" mean optimal given that freeze. BoundSource is "sat-unsat",
 // "lp", "relaxation" (level 4's group bound), "trivial", or for merged
-// parts the distinct non-trivial sources joined with "+".
+// parts the distinct non-trivial sources joined with "+". Where memory
+// figures were too fine for the encoding to count exactly (encode's Exact
+// false), neither an UNSAT answer nor the LP proves anything, since the
+// rounding may refuse plans that fit: such levels are bounded by the
+// trivial and group bounds only, and an UNSAT first plan is ErrNoPlan,
+// not infeasibility.
 //
 // The LP bound (lpbound.go) solves the relaxation with its own
 // bounded-variable primal simplex (simplex.go): 0 <= x <= 1 by bound
