@@ -333,7 +333,12 @@ func (e *Encoding) memory() {
 	for li := range e.Lanes {
 		l := &e.Lanes[li]
 		for _, d := range p.Variants[l.Variant].Placements[l.Placement].Draws {
-			w := e.drawUnits(d.Gb)
+			w, fits := e.drawUnits(d.Gb)
+			if !fits {
+				e.family("memory-resident")
+				e.orClause("memory-never-fits["+p.Variants[l.Variant].ID+"@"+l.Key+"]", l.Lit.Not())
+				continue
+			}
 			if w <= 0 {
 				// Draws nothing, yet sits on the domain: a budget below
 				// zero holds not even that (eval reads it so).
@@ -435,7 +440,7 @@ func (e *Encoding) domain(dm *DomainMemory) {
 		for _, b := range g.Branches {
 			m = max(m, b.W)
 		}
-		maxAlways += m
+		maxAlways = min(maxAlways+m, unitLimit) // saturates only past the cap (Exact false)
 	}
 	e.family("memory-resident")
 	rm := newMDD(e.cnf, "mem-resident["+name+"]", res)

@@ -191,18 +191,19 @@ func (e *Encoding) scale(fixed int64) {
 }
 
 // drawUnits is a draw in units, rounded up; negative draws count as
-// zero, like the evaluator reads them, and so does an unreadable one
-// (eligibility refuses it first).
-func (e *Encoding) drawUnits(gb float64) int64 {
+// zero, like the evaluator reads them. It is false for a draw that never
+// fits: one that is not a finite number (eval's reading), or one past
+// unitLimit (Exact is then false, see scale).
+func (e *Encoding) drawUnits(gb float64) (int64, bool) {
 	f, ok := e.figureOf(gb)
-	if !ok || f.neg {
-		return 0
+	switch {
+	case !ok:
+		return 0, math.IsInf(gb, -1)
+	case f.neg:
+		return 0, true
 	}
 	u, _, ok := f.units(e.Scale, true)
-	if !ok {
-		return unitLimit
-	}
-	return u
+	return u, ok
 }
 
 // budgetUnits is a plan budget in units, rounded down, at most total
@@ -210,7 +211,7 @@ func (e *Encoding) drawUnits(gb float64) int64 {
 // that large holds every lane, as total does.
 func (e *Encoding) budgetUnits(gb float64, total int64) int64 {
 	if math.IsInf(gb, 1) {
-		return total
+		return min(total, maxDomainUnits)
 	}
 	f, ok := e.figureOf(gb)
 	if !ok {
