@@ -118,6 +118,14 @@ func TestMemoryFitsAsTheEvaluatorReadsIt(t *testing.T) {
 			pool: finePool(1e300, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
 		},
 		{
+			name: "an infinite draw never fits, not even an infinite budget",
+			pool: finePool(math.Inf(1), 56, math.Inf(1)), wantScale: 1, wantExact: true, wantHand: false,
+		},
+		{
+			name: "a negative draw counts as zero",
+			pool: finePool(60, 56, -5), wantScale: 1, wantExact: true, wantHand: true,
+		},
+		{
 			name: "thirteen decimals on a 100 GiB domain still count exactly, just under the cap",
 			pool: finePool(100.3333333333333, 56.1111111111111, 40.2222222222222), wantScale: 1e13, wantExact: true, wantHand: true,
 		},
