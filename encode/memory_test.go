@@ -3,6 +3,7 @@ package encode
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -222,5 +223,68 @@ func TestMemoryRowsStayBelowTwoToThe53(t *testing.T) {
 	}
 	if rows == 0 || auto == 0 {
 		t.Fatalf("%d memory rows, %d of them auto; want both", rows, auto)
+	}
+}
+
+// On random small pools whose draws get up to nine decimals and whose plan
+// budgets sit exactly on a sum of draws, or one billionth of a GiB either
+// side of it, the encoding accepts a plan exactly when eval finds it valid.
+func TestFineFiguresOnRandomPoolsAgreeWithEval(t *testing.T) {
+	for pi, p := range smallPools(t) {
+		t.Run(fmt.Sprint("pool ", pi), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(pi), 99))
+			byDomain := map[[2]string][]int64{} // draws in units of 1e-9 GiB
+			for vi := range p.Variants {
+				for pl := range p.Variants[vi].Placements {
+					ds := p.Variants[vi].Placements[pl].Draws
+					for di := range ds {
+						places := 1 + r.IntN(9)
+						step := int64(math.Pow10(9 - places))
+						u := int64(ds[di].Gb)*1e9 + r.Int64N(1e9)/step*step
+						ds[di].Gb = float64(u) / 1e9
+						k := [2]string{ds[di].Node, ds[di].Domain}
+						byDomain[k] = append(byDomain[k], u)
+					}
+				}
+			}
+			for ni := range p.Nodes {
+				for di := range p.Nodes[ni].Domains {
+					d := &p.Nodes[ni].Domains[di]
+					var sum int64
+					for _, u := range byDomain[[2]string{p.Nodes[ni].ID, d.ID}] {
+						if r.IntN(2) == 0 {
+							sum += u
+						}
+					}
+					d.Budget.PlanGb = float64(sum+r.Int64N(3)-1) / 1e9
+				}
+			}
+			e, err := New(p, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !e.Exact {
+				t.Fatalf("nine decimals on small domains should count exactly; scale %d", e.Scale)
+			}
+			plans, all := enumerate(e, 3000)
+			if !all {
+				t.Skip("too many plans")
+			}
+			valid := 0
+			for _, a := range plans {
+				lits, err := e.Lits(a)
+				if err != nil {
+					t.Fatalf("Lits(%+v): %v", a, err)
+				}
+				got, ok := solveWith(e, lits...), eval.Check(p, a).Valid
+				if got != ok {
+					t.Fatalf("plan %+v: encoding accepts = %v, eval valid = %v (%v)", a, got, ok, eval.Check(p, a).Violations)
+				}
+				if ok {
+					valid++
+				}
+			}
+			t.Logf("%d plans, %d valid, scale %d", len(plans), valid, e.Scale)
+		})
 	}
 }
