@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -307,16 +306,9 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 			best = fmt.Sprintf("%s needs %s%s; %s %s budget %s - headroom %g = %s%s",
 				pinPhrase(s.pin), model.Gb(s.gb), as, k[0], k[1], model.Gb(dom.Budget.AdmitGb), dom.Budget.HeadroomGb,
 				model.Gb(dom.Budget.PlanGb), holds)
-			if math.Abs(held) < 1e-9 && !e.Exact {
-				best += fmt.Sprintf(" (the lane alone needs more, at the planner's %s resolution)", resolution(e))
-			}
 		}
 	}
 	return best, best != ""
-}
-
-func resolution(e *encode.Encoding) string {
-	return fmt.Sprintf("1/%d GiB", e.Scale)
 }
 
 // explainUncovered says, for every source the plan leaves uncovered, what
