@@ -119,6 +119,10 @@ func TestMemoryFitsAsTheEvaluatorReadsIt(t *testing.T) {
 			pool: finePool(1e300, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
 		},
 		{
+			name: "more than 2^50 GiB of draws on one domain are counted soundly and say so",
+			pool: finePool(1e300, 1e15, 1e15), wantScale: 1, wantExact: false, wantHand: true,
+		},
+		{
 			name: "an infinite draw never fits, not even an infinite budget",
 			pool: finePool(math.Inf(1), 56, math.Inf(1)), wantScale: 1, wantExact: true, wantHand: false,
 		},

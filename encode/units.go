@@ -193,7 +193,8 @@ func (e *Encoding) scale(fixed int64) {
 // drawUnits is a draw in units, rounded up; negative draws count as
 // zero, like the evaluator reads them. It is false for a draw that never
 // fits: one that is not a finite number (eval's reading), or one past
-// unitLimit (Exact is then false, see scale).
+// maxDomainUnits, above every encoded budget (and then Exact is false,
+// see scale), which also keeps every weight and sum far from overflow.
 func (e *Encoding) drawUnits(gb float64) (int64, bool) {
 	f, ok := e.figureOf(gb)
 	switch {
@@ -203,7 +204,7 @@ func (e *Encoding) drawUnits(gb float64) (int64, bool) {
 		return 0, true
 	}
 	u, _, ok := f.units(e.Scale, true)
-	return u, ok
+	return u, ok && u <= maxDomainUnits
 }
 
 // budgetUnits is a plan budget in units, rounded down, at most total
