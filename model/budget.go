@@ -149,8 +149,22 @@ func (b Budget) Admit(loadedGb, addsGb float64) Admission {
 }
 
 // Holds answers the planning question: may lanes totalling gb sit on the
-// domain together, keeping the headroom free.
+// domain together, keeping the headroom free. The tolerance absorbs the
+// float noise of a sum; the memory rule itself is exact (HoldsAlone, and
+// eval for sums).
 func (b Budget) Holds(gb float64) bool { return gb <= b.PlanGb+1e-9 }
+
+// HoldsAlone answers whether one draw fits the domain by itself, read as
+// the memory rule reads figures (docs/objective.md): for a single figure
+// the float order is the order of the decimals they are written as, a
+// negative draw counts as zero, and a draw that is not a finite number
+// never fits.
+func (b Budget) HoldsAlone(gb float64) bool {
+	if math.IsNaN(gb) || math.IsInf(gb, 1) {
+		return false
+	}
+	return max(gb, 0) <= b.PlanGb
+}
 
 // Gb formats a GiB figure the way plans print it: at most one decimal.
 func Gb(x float64) string {

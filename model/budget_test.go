@@ -174,3 +174,25 @@ func TestComputeBudgetKeepsDecimalFigures(t *testing.T) {
 		})
 	}
 }
+
+func TestHoldsAloneReadsOneDrawAsTheMemoryRuleDoes(t *testing.T) {
+	b := ComputeBudget(BudgetInputs{Primary: true, NodeBudgetGb: f(100.3333333), HeadroomGb: 4})
+	tests := []struct {
+		name string
+		gb   float64
+		want bool
+	}{
+		{"a draw of exactly the plan budget fits", 96.3333333, true},
+		{"a draw half a billionth of a GiB over does not: no tolerance", 96.3333333005, false},
+		{"a negative draw counts as zero", -5, true},
+		{"a NaN draw never fits", math.NaN(), false},
+		{"an infinite draw never fits", math.Inf(1), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := b.HoldsAlone(tc.gb); got != tc.want {
+				t.Fatalf("HoldsAlone(%v) = %v, want %v (plan %v)", tc.gb, got, tc.want, b.PlanGb)
+			}
+		})
+	}
+}
