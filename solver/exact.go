@@ -115,7 +115,7 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 		if fromSAT {
 			return false, fmt.Errorf("%w: %v", ErrMismatch, err)
 		}
-		return false, nil // e.g. a warm start finer than the memory resolution
+		return false, nil // a plan naming a lane or route the encoding lacks
 	}
 	if own != rep.Objective {
 		return false, fmt.Errorf("%w: objective %v, eval %v", ErrMismatch, own, rep.Objective)
