@@ -49,13 +49,21 @@
 // asserted true; the always sum is one diagram whose interval memo serves
 // every auto lane's bound B - w (the root is implied by x ∧ auto).
 //
-// Weights are whole memory units. Scale picks the coarsest of 1, 10, 100
-// and 1000 units per GiB that writes every draw exactly; when none does it
-// uses 10 (0.1 GiB), rounding draws up and budgets down. That never
-// overcommits: the rounded sum is at least the true sum and the rounded
-// budget at most the true one, so a plan the encoding accepts fits the
-// exact budgets; the price is that an exact fit finer than 0.1 GiB may be
-// refused (Exact reports which case holds).
+// Weights are whole memory units, and exact: a figure is read as the
+// decimal it is written as (the shortest that reads back as the same
+// float64, as eval reads it), and Scale is 10^k units per GiB, k the most
+// decimal places of any draw. Every draw is then a whole number of units,
+// so rounding a budget down to whole units changes no fit (a sum of whole
+// numbers is at most B exactly when it is at most floor(B)).
+//
+// The one limit is size: a domain's draws must stay under 2^50 units, so
+// that every memory row (and the auto rule's big-M) stays below 2^53,
+// where int64 sums are safe and LP readers that read doubles are exact;
+// a budget past the cap is clamped to the domain's total draw. Only when
+// the figures are too fine for that does k shrink; draws are then rounded
+// up and budgets down, which never overcommits but may refuse an exact
+// fit, and Exact is false: the solver then claims no proof from an UNSAT
+// answer or the LP, and eval re-checks every plan exactly.
 //
 // # Objective bounds
 //

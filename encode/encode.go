@@ -3,7 +3,6 @@ package encode
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -15,9 +14,8 @@ import (
 
 // Options tune an encoding. The zero value is the default.
 type Options struct {
-	// UnitsPerGiB fixes the memory resolution. Zero picks the coarsest of
-	// 1, 10, 100 and 1000 units per GiB that represents every draw
-	// exactly, or 10 (0.1 GiB) when none does.
+	// UnitsPerGiB fixes the memory resolution. Zero picks 10^k units per
+	// GiB with k the most decimal places of any draw (see scale).
 	UnitsPerGiB int64
 	// Deadline, when set, stops New itself: past it (checked every few
 	// thousand variables) New gives up with ErrDeadline. It also becomes
@@ -33,7 +31,8 @@ type Encoding struct {
 	Pool  *model.Pool
 	Index *model.PoolIndex
 	// Scale is memory units per GiB. Exact is true when every draw is a
-	// whole number of units; budgets are rounded down either way.
+	// whole number of units, so that the budgets, rounded down, change no
+	// fit; when false, draws are rounded up and a fit may be refused.
 	Scale int64
 	Exact bool
 
@@ -64,6 +63,7 @@ type Encoding struct {
 	sourceIx  map[string]int
 	l4Live    map[l4Key]*diagram // live level-4 diagrams
 	availMemo map[string]z.Lit
+	figs      map[float64]figure // memory figures read so far
 }
 
 // Lane is a variant on one candidate placement: the x variable.
@@ -172,7 +172,7 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 		return nil, ErrDeadline
 	}
 	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
-		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, Deadline: opts.Deadline}
+		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline}
 	e.cnf.stop = opts.Deadline
 	defer func() {
 		e.cnf.stop = time.Time{}
@@ -254,44 +254,6 @@ func (e *Encoding) lanes() {
 	}
 }
 
-// scale picks the memory resolution. Draws round up and budgets down, so a
-// plan the encoding accepts always fits the exact budgets; the price is
-// that an exact fit finer than the resolution may be refused.
-func (e *Encoding) scale(fixed int64) {
-	if fixed > 0 {
-		e.Scale = fixed
-		e.Exact = e.drawsFit(fixed)
-		return
-	}
-	for _, s := range []int64{1, 10, 100, 1000} {
-		if e.drawsFit(s) {
-			e.Scale, e.Exact = s, true
-			return
-		}
-	}
-	e.Scale, e.Exact = 10, false
-}
-
-func (e *Encoding) drawsFit(s int64) bool {
-	for _, l := range e.Lanes {
-		for _, d := range e.Pool.Variants[l.Variant].Placements[l.Placement].Draws {
-			x := d.Gb * float64(s)
-			if math.Abs(x-math.Round(x)) > 1e-6 {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func (e *Encoding) drawUnits(gb float64) int64 {
-	return int64(math.Ceil(gb*float64(e.Scale) - 1e-6))
-}
-
-func (e *Encoding) budgetUnits(gb float64) int64 {
-	return int64(math.Floor(gb*float64(e.Scale) + 1e-6))
-}
-
 // variants: at most one placement, placed iff some lane, one residency
 // iff placed.
 func (e *Encoding) variants() {
@@ -371,11 +333,23 @@ func (e *Encoding) memory() {
 	p := e.Pool
 	type key struct{ node, dom string }
 	idx := map[key]int{}
+	var budgets []float64 // plan budget in GiB, per e.Domains entry
 	for li := range e.Lanes {
 		l := &e.Lanes[li]
 		for _, d := range p.Variants[l.Variant].Placements[l.Placement].Draws {
-			w := e.drawUnits(d.Gb)
+			w, fits := e.drawUnits(d.Gb)
+			if !fits {
+				e.family("memory-resident")
+				e.orClause("memory-never-fits["+p.Variants[l.Variant].ID+"@"+l.Key+"]", l.Lit.Not())
+				continue
+			}
 			if w <= 0 {
+				// Draws nothing, yet sits on the domain: a budget below
+				// zero holds not even that (eval reads it so).
+				if dom := p.Domain(e.Index, d.Node, d.Domain); dom != nil && !(dom.Budget.PlanGb >= 0) {
+					e.family("memory-resident")
+					e.orClause("memory-negative-budget["+d.Node+"/"+d.Domain+"]", l.Lit.Not())
+				}
 				continue
 			}
 			k := key{d.Node, d.Domain}
@@ -387,7 +361,8 @@ func (e *Encoding) memory() {
 				}
 				di = len(e.Domains)
 				idx[k] = di
-				e.Domains = append(e.Domains, DomainMemory{Node: d.Node, Domain: d.Domain, Budget: e.budgetUnits(dom.Budget.PlanGb)})
+				e.Domains = append(e.Domains, DomainMemory{Node: d.Node, Domain: d.Domain})
+				budgets = append(budgets, dom.Budget.PlanGb)
 			}
 			dm := &e.Domains[di]
 			if n := len(dm.Lanes); n > 0 && dm.Lanes[n-1] == li {
@@ -397,6 +372,14 @@ func (e *Encoding) memory() {
 			dm.Lanes = append(dm.Lanes, li)
 			dm.Units = append(dm.Units, w)
 		}
+	}
+	for di := range e.Domains {
+		dm := &e.Domains[di]
+		var total int64
+		for _, w := range dm.Units {
+			total = min(total+w, unitLimit)
+		}
+		dm.Budget = e.budgetUnits(budgets[di], total)
 	}
 	sort.Slice(e.Domains, func(i, j int) bool {
 		a, b := e.Domains[i], e.Domains[j]
@@ -461,7 +444,7 @@ func (e *Encoding) domain(dm *DomainMemory) {
 		for _, b := range g.Branches {
 			m = max(m, b.W)
 		}
-		maxAlways += m
+		maxAlways = min(maxAlways+m, unitLimit) // saturates only past the cap (Exact false)
 	}
 	e.family("memory-resident")
 	rm := newMDD(e.cnf, "mem-resident["+name+"]", res)

@@ -121,7 +121,7 @@ func newMDD(c *cnf, name string, groups []Group) *mdd {
 	sort.SliceStable(gs, func(i, j int) bool { return gs[i].max > gs[j].max })
 	m.maxRest = make([]int64, len(gs)+1)
 	for i := len(gs) - 1; i >= 0; i-- {
-		m.maxRest[i] = m.maxRest[i+1] + gs[i].max
+		m.maxRest[i] = min(inf, m.maxRest[i+1]+gs[i].max) // saturated: never wraps
 	}
 	for _, g := range gs {
 		m.groups = append(m.groups, g.g)

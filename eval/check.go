@@ -324,15 +324,12 @@ func (c *Checker) ineligible(v *model.Variant, pl model.Placement) string {
 		if dom == nil {
 			return fmt.Sprintf("%s has no memory domain %s", d.Node, d.Domain)
 		}
-		if d.Gb > dom.Budget.PlanGb+eps {
+		if !fits(dom.Budget.PlanGb, d.Gb) {
 			return fmt.Sprintf("needs %s on %s %s alone; %s", model.Gb(d.Gb), d.Node, d.Domain, budgetText(dom.Budget))
 		}
 	}
 	return ""
 }
-
-// eps absorbs float noise in GiB sums, as model.Budget.Holds does.
-const eps = 1e-9
 
 func (c *Checker) uninstallable(n *model.Node, r *model.Requirements) string {
 	for _, cmd := range r.Commands {
@@ -414,24 +411,28 @@ func (c *Checker) checkMemory(placed map[int]lane, bad badFunc) {
 				continue
 			}
 			delete(byDomain, [2]string{n.ID, dom.ID}) // a duplicate domain id is checked once
+			// resident and always are for messages; fits decides.
 			var resident, always float64
+			var residentGb, alwaysGb []float64
 			var who []string
 			for _, u := range uses {
 				if u.res.Resident() {
 					resident += u.gb
+					residentGb = append(residentGb, u.gb)
 					who = append(who, fmt.Sprintf("%s %s %s", u.variant, u.res, model.Gb(u.gb)))
 				}
 				if u.res == model.Always {
 					always += u.gb
+					alwaysGb = append(alwaysGb, u.gb)
 				}
 			}
 			subject := n.ID + " " + dom.ID
-			if resident > dom.Budget.PlanGb+eps {
+			if !fits(dom.Budget.PlanGb, residentGb...) {
 				bad(RuleMemory, subject, "resident lanes need %s (%s); %s",
 					model.Gb(resident), strings.Join(who, ", "), budgetText(dom.Budget))
 			}
 			for _, u := range uses {
-				if u.res == model.Auto && u.gb+always > dom.Budget.PlanGb+eps {
+				if u.res == model.Auto && !fitsWith(dom.Budget.PlanGb, u.gb, alwaysGb) {
 					bad(RuleMemoryAuto, subject, "auto lane %s needs %s next to %s of always lanes = %s; %s",
 						u.variant, model.Gb(u.gb), model.Gb(always), model.Gb(u.gb+always), budgetText(dom.Budget))
 				}

@@ -28,5 +28,8 @@
 //     residency change, and current lanes of variants the pool does not
 //     know are ignored (no plan can keep them);
 //   - a local lane's E_ft uses Perf.FirstTokenMs as given (the catalog
-//     fills defaults); a non-positive LatencyUnitMs counts in milliseconds.
+//     fills defaults); a non-positive LatencyUnitMs counts in milliseconds;
+//   - memory sums are exact on the decimals the figures are written as
+//     (fits.go): no tolerance, no float noise; a negative draw counts as
+//     zero, a draw that is not a finite number never fits.
 package eval

@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"math"
+	"math/big"
+	"strconv"
 )
 
 // GiB is the number of bytes in the unit every *Gb field uses.
@@ -75,7 +77,7 @@ func ComputeBudget(in BudgetInputs) Budget {
 		b.AdmitGb = math.Max(0, *in.PolicyBudgetGb)
 		b.Rule = fmt.Sprintf("runtimePolicy memoryBudgetGb %s", Gb(b.AdmitGb))
 	case maxUtil != nil:
-		b.AdmitGb = math.Max(0, b.TotalGb**maxUtil)
+		b.AdmitGb = math.Max(0, decimalMul(b.TotalGb, *maxUtil))
 		b.Rule = fmt.Sprintf("total %s x maxMemoryUtilization %g", Gb(b.TotalGb), *maxUtil)
 	case !in.Primary:
 		b.AdmitGb = b.TotalGb
@@ -85,12 +87,34 @@ func ComputeBudget(in BudgetInputs) Budget {
 		if r := first(in.NodeReserveGb, in.PolicyReserveGb); r != nil {
 			reserve = *r
 		}
-		b.AdmitGb = math.Max(0, b.TotalGb-reserve)
+		b.AdmitGb = math.Max(0, decimalSub(b.TotalGb, reserve))
 		b.Rule = fmt.Sprintf("total %s - reserveMemoryGb %g", Gb(b.TotalGb), reserve)
 	}
 	b.HeadroomGb = math.Max(0, in.HeadroomGb)
-	b.PlanGb = math.Max(0, b.AdmitGb-b.HeadroomGb)
+	b.PlanGb = math.Max(0, decimalSub(b.AdmitGb, b.HeadroomGb))
 	return b
+}
+
+// decimalSub and decimalMul work on the decimals their operands are
+// written as and round once, so that a budget of 100.3333333 less a
+// headroom of 4.1 is 96.2333333, the figure the planner reads memory
+// against (docs/objective.md), and not 96.23333329999999.
+func decimalSub(a, b float64) float64 {
+	return decimalOp(a, b, a-b, (*big.Rat).Sub)
+}
+
+func decimalMul(a, b float64) float64 {
+	return decimalOp(a, b, a*b, (*big.Rat).Mul)
+}
+
+func decimalOp(a, b, float float64, op func(z, x, y *big.Rat) *big.Rat) float64 {
+	x, okx := new(big.Rat).SetString(strconv.FormatFloat(a, 'g', -1, 64))
+	y, oky := new(big.Rat).SetString(strconv.FormatFloat(b, 'g', -1, 64))
+	if !okx || !oky { // NaN or an infinity: float arithmetic says it
+		return float
+	}
+	f, _ := op(new(big.Rat), x, y).Float64()
+	return f
 }
 
 func first(ps ...*float64) *float64 {
@@ -125,8 +149,22 @@ func (b Budget) Admit(loadedGb, addsGb float64) Admission {
 }
 
 // Holds answers the planning question: may lanes totalling gb sit on the
-// domain together, keeping the headroom free.
+// domain together, keeping the headroom free. The tolerance absorbs the
+// float noise of a sum; the memory rule itself is exact (HoldsAlone, and
+// eval for sums).
 func (b Budget) Holds(gb float64) bool { return gb <= b.PlanGb+1e-9 }
+
+// HoldsAlone answers whether one draw fits the domain by itself, read as
+// the memory rule reads figures (docs/objective.md): for a single figure
+// the float order is the order of the decimals they are written as, a
+// negative draw counts as zero, and a draw that is not a finite number
+// never fits.
+func (b Budget) HoldsAlone(gb float64) bool {
+	if math.IsNaN(gb) || math.IsInf(gb, 1) {
+		return false
+	}
+	return max(gb, 0) <= b.PlanGb
+}
 
 // Gb formats a GiB figure the way plans print it: at most one decimal.
 func Gb(x float64) string {

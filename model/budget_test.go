@@ -2,6 +2,7 @@ package model
 
 import (
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -133,5 +134,65 @@ func TestGbFormatsForOperators(t *testing.T) {
 		if got := Gb(in); got != want {
 			t.Errorf("Gb(%v) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+func TestComputeBudgetKeepsDecimalFigures(t *testing.T) {
+	tests := []struct {
+		name        string
+		in          BudgetInputs
+		admit, plan string // as strconv writes them
+	}{
+		{
+			name:  "a headroom taken off a budget with seven decimals leaves the decimal difference",
+			in:    BudgetInputs{Primary: true, NodeBudgetGb: f(100.3333333), HeadroomGb: 4.1},
+			admit: "100.3333333", plan: "96.2333333",
+		},
+		{
+			name:  "a small headroom off a fine budget leaves no float noise either",
+			in:    BudgetInputs{Primary: true, NodeBudgetGb: f(100.3333333), HeadroomGb: 0.3},
+			admit: "100.3333333", plan: "100.0333333",
+		},
+		{
+			name:  "a utilisation cap multiplies the decimals, not their binary neighbours",
+			in:    BudgetInputs{Primary: true, TelemetryTotalGb: f(64.1), PolicyMaxUtil: f(0.7), HeadroomGb: 4},
+			admit: "44.87", plan: "40.87",
+		},
+		{
+			name:  "a reserve is taken off the total as decimals",
+			in:    BudgetInputs{Primary: true, TelemetryTotalGb: f(121.69), NodeReserveGb: f(8.1), HeadroomGb: 0.3},
+			admit: "113.59", plan: "113.29",
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := ComputeBudget(tc.in)
+			admit, plan := strconv.FormatFloat(b.AdmitGb, 'f', -1, 64), strconv.FormatFloat(b.PlanGb, 'f', -1, 64)
+			if admit != tc.admit || plan != tc.plan {
+				t.Fatalf("admit, plan = %s, %s; want %s, %s", admit, plan, tc.admit, tc.plan)
+			}
+		})
+	}
+}
+
+func TestHoldsAloneReadsOneDrawAsTheMemoryRuleDoes(t *testing.T) {
+	b := ComputeBudget(BudgetInputs{Primary: true, NodeBudgetGb: f(100.3333333), HeadroomGb: 4})
+	tests := []struct {
+		name string
+		gb   float64
+		want bool
+	}{
+		{"a draw of exactly the plan budget fits", 96.3333333, true},
+		{"a draw half a billionth of a GiB over does not: no tolerance", 96.3333333005, false},
+		{"a negative draw counts as zero", -5, true},
+		{"a NaN draw never fits", math.NaN(), false},
+		{"an infinite draw never fits", math.Inf(1), false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := b.HoldsAlone(tc.gb); got != tc.want {
+				t.Fatalf("HoldsAlone(%v) = %v, want %v (plan %v)", tc.gb, got, tc.want, b.PlanGb)
+			}
+		})
 	}
 }

@@ -68,7 +68,7 @@ func Eligible(p *Pool, ix *PoolIndex, v *Variant, pl Placement) (bool, string) {
 		if dom == nil {
 			return false, fmt.Sprintf("%s has no memory domain %s", d.Node, d.Domain)
 		}
-		if !dom.Budget.Holds(d.Gb) {
+		if !dom.Budget.HoldsAlone(d.Gb) {
 			return false, fmt.Sprintf("needs %s on %s %s; budget %s - headroom %g = %s",
 				Gb(d.Gb), d.Node, d.Domain, Gb(dom.Budget.AdmitGb), dom.Budget.HeadroomGb, Gb(dom.Budget.PlanGb))
 		}

@@ -57,7 +57,12 @@
 // "lp", "pb" (a PB worker's search ended), "reduced-cost" (gini's UNSAT
 // under the LP's reduced-cost fixings), "relaxation" (level 4's group
 // bound), "trivial", or for merged parts the distinct non-trivial
-// sources joined with "+".
+// sources joined with "+". Where memory figures were too fine for the
+// encoding to count exactly (encode's Exact false), no UNSAT answer, LP
+// or PB worker proves anything, since the rounding may refuse plans that
+// fit: such levels are bounded by the trivial and group bounds only (PB
+// models still count as plans, checked by eval), and an UNSAT first plan
+// is ErrNoPlan, not infeasibility.
 //
 // # Level 4: the strengthened LP and the PB portfolio
 //

@@ -116,7 +116,7 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 		if fromSAT {
 			return false, fmt.Errorf("%w: %v", ErrMismatch, err)
 		}
-		return false, nil // e.g. a warm start finer than the memory resolution
+		return false, nil // a plan naming a lane or route the encoding lacks
 	}
 	if own != rep.Objective {
 		return false, fmt.Errorf("%w: objective %v, eval %v", ErrMismatch, own, rep.Objective)
@@ -162,8 +162,13 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 				return true, nil // phases now follow the warm start
 			case -1:
 				// Valid for eval, refused by the encoding: only memory
-				// rounding can do that; fall back to the solver.
-				x.best, x.fromWarm = model.Assignment{}, false
+				// rounding may do that (e.Exact false). Keep the plan;
+				// the search goes on in the rounded encoding. With exact
+				// memory it is a bug that would make UNSAT answers lie.
+				if x.e.Exact {
+					return false, fmt.Errorf("%w: the encoding refuses a plan eval finds valid", ErrMismatch)
+				}
+				return true, nil
 			}
 		}
 	}
@@ -189,6 +194,11 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 			}
 			return true, nil
 		case -1:
+			if !x.e.Exact {
+				// Rounded memory may refuse what fits: no proof of
+				// infeasibility.
+				return false, fmt.Errorf("%w: no plan fits memory rounded to 1/%d GiB, and the figures are too fine to count exactly", ErrNoPlan, x.e.Scale)
+			}
 			return false, nil
 		}
 		if time.Until(x.deadline) <= 0 || x.run.ctx.Err() != nil {
@@ -228,7 +238,7 @@ func (x *exact) level(i int, end time.Time) error {
 	// lpbound.go) is asked only when they do not.
 	lpAsked := false
 	askLP := func() {
-		if lpAsked || lb >= ub {
+		if lpAsked || lb >= ub || !x.e.Exact {
 			return
 		}
 		lpAsked = true
@@ -269,7 +279,7 @@ func (x *exact) level(i int, end time.Time) error {
 		if ok {
 			sr = &r
 			tracef(x.run.start, "level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
-			if r.bound > lb {
+			if r.bound > lb && x.e.Exact {
 				lb, src = min(r.bound, ub), "lp"
 			}
 			if err := x.pollPB(pw, end, false, &lb, &ub, &src); err != nil {
@@ -290,7 +300,7 @@ func (x *exact) level(i int, end time.Time) error {
 					return err
 				}
 			}
-			if smallGap(lb, ub) && lb < ub && !pw.alive() && !sr.noLP {
+			if smallGap(lb, ub) && lb < ub && !pw.alive() && !sr.noLP && x.e.Exact {
 				share := time.Until(end) / 3
 				if err := x.fixedSearch(time.Now().Add(share), sr, &lb, &ub, &src); err != nil {
 					return err
@@ -312,7 +322,7 @@ func (x *exact) level(i int, end time.Time) error {
 				}
 				ub = x.obj[i]
 			case -1:
-				if b.exact() {
+				if b.proves() {
 					lb, src = lb+1, "sat-unsat"
 				}
 			}
@@ -348,9 +358,12 @@ func (x *exact) level(i int, end time.Time) error {
 				continue
 			}
 			if r == -1 {
-				if b.exact() {
+				if b.proves() {
 					lb, src = ub, "sat-unsat"
 					continue
+				}
+				if b.exact() {
+					break // rounded memory holds nothing better; nothing proved
 				}
 				// The coarse restriction found nothing better: the coarse
 				// relaxation either proves the incumbent or asks for a
@@ -359,8 +372,10 @@ func (x *exact) level(i int, end time.Time) error {
 				if rok {
 					switch x.tryUntil(searchEnd, cap, rl...) {
 					case -1:
-						lb, src = ub, "sat-unsat"
-						continue
+						if x.e.Exact {
+							lb, src = ub, "sat-unsat"
+							continue
+						}
 					case 1:
 						if _, err := x.decodeSAT(); err != nil {
 							return err
@@ -397,7 +412,7 @@ func (x *exact) level(i int, end time.Time) error {
 	if err := x.pollPB(pw, end, pw.alive(), &lb, &ub, &src); err != nil {
 		return err
 	}
-	if sr != nil && !sr.noLP && lb < ub && smallGap(lb, ub) && !pw.alive() {
+	if sr != nil && !sr.noLP && lb < ub && smallGap(lb, ub) && !pw.alive() && x.e.Exact {
 		x.e.ReleaseBound()
 		if err := x.fixedSearch(end, sr, &lb, &ub, &src); err != nil {
 			return err
@@ -489,6 +504,11 @@ type bounder struct {
 }
 
 func (b *bounder) exact() bool { return b.i < 3 || b.delta == 1 }
+
+// proves says an UNSAT answer under a search bound is a proof: the bound
+// is exact and so is the memory arithmetic (rounded memory may refuse
+// plans that fit).
+func (b *bounder) proves() bool { return b.exact() && b.x.e.Exact }
 
 func (b *bounder) search(k int64) ([]z.Lit, bool) { return b.bound(k, true) }
 

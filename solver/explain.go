@@ -2,7 +2,6 @@ package solver
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -307,16 +306,9 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 			best = fmt.Sprintf("%s needs %s%s; %s %s budget %s - headroom %g = %s%s",
 				pinPhrase(s.pin), model.Gb(s.gb), as, k[0], k[1], model.Gb(dom.Budget.AdmitGb), dom.Budget.HeadroomGb,
 				model.Gb(dom.Budget.PlanGb), holds)
-			if math.Abs(held) < 1e-9 {
-				best += fmt.Sprintf(" (the lane alone needs more, at the planner's %s resolution)", resolution(e))
-			}
 		}
 	}
 	return best, best != ""
-}
-
-func resolution(e *encode.Encoding) string {
-	return model.Gb(1 / float64(e.Scale))
 }
 
 // explainUncovered says, for every source the plan leaves uncovered, what
@@ -419,7 +411,7 @@ func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid st
 	}
 	// Which pins, cordons and covered sources stand in the way: a minimal
 	// set of them that rules out covering this source.
-	if e != nil && time.Now().Before(r.deadline) {
+	if e != nil && e.Exact && time.Now().Before(r.deadline) {
 		set := assumptionsOf(e)
 		for _, rc := range a.Routes {
 			if t := findSource(e, rc.Source); rc.Model != "" && t != nil && t.U != e.T {

@@ -421,6 +421,9 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 				run.stop()
 				delete(w.runs, m.id)
 			}
+			if !x.e.Exact {
+				continue // the rounded model's optimum proves nothing
+			}
 			proved := js.cutoff + 1
 			if js.got {
 				proved = js.last
