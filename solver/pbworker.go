@@ -460,15 +460,13 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 }
 
 // withLP moves the portfolio to the LP's model: its reduced-cost
-// fixings and knapsack from now on, and the clause-learning worker
-// restarted on them below ub unless it already answered.
+// fixings and knapsack from now on, with a clause-learning worker on
+// them below ub.
 func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	w.sr = sr
-	if run := w.runs[w.cdcl]; run != nil && !w.jobs[w.cdcl].got {
-		run.stop()
-		delete(w.runs, w.cdcl)
-		w.cdcl = w.launch(ub-1, false)
-	}
+	// The plain worker may be close to its end: it keeps running, and a
+	// third worker starts on the fixings.
+	w.cdcl = w.launch(ub-1, false)
 }
 
 // improved restarts the clause-learning worker below a better incumbent
