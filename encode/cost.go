@@ -31,49 +31,15 @@ func units(x float64) int64 {
 	return int64(math.Round(x))
 }
 
-func (c costs) cold(r model.Residency) float64 {
-	switch r {
-	case model.Preferred:
-		return c.s.ColdFractionPreferred
-	case model.Auto:
-		return c.s.ColdFractionAuto
-	}
-	return 0
-}
-
 // firstToken is E_ft of a source served by v with residency r.
 func (c costs) firstToken(v *model.Variant, r model.Residency) float64 {
-	return v.Perf.FirstTokenMs + c.cold(r)*v.LoadTimeMs
-}
-
-// total is E_total; an unknown TotalMs judges a total SLO on E_ft.
-func (c costs) total(v *model.Variant, r model.Residency) float64 {
-	if v.Perf.TotalMs == 0 {
-		return c.firstToken(v, r)
-	}
-	return v.Perf.TotalMs + c.cold(r)*v.LoadTimeMs
+	ft, _ := c.s.Expected(v, r)
+	return ft
 }
 
 func (c costs) extFirstToken(m *model.Model) float64 {
-	if m.Perf.FirstTokenMs == 0 {
-		return c.s.ExternalFirstTokenMs
-	}
-	return m.Perf.FirstTokenMs
-}
-
-func (c costs) extTotal(m *model.Model) float64 {
-	if m.Perf.TotalMs == 0 {
-		return c.extFirstToken(m)
-	}
-	return m.Perf.TotalMs
-}
-
-// breaks reports whether expected latencies break an SLO.
-func breaks(slo *model.SLO, ft, total float64) bool {
-	if slo == nil {
-		return false
-	}
-	return (slo.FirstTokenMs > 0 && ft > slo.FirstTokenMs) || (slo.TotalMs > 0 && total > slo.TotalMs)
+	ft, _ := c.s.ExpectedExternal(m)
+	return ft
 }
 
 // latency is a covered source's level-4 term.

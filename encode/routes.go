@@ -181,7 +181,7 @@ func (e *Encoding) slo(s *Source, slo *model.SLO) {
 	for _, r := range s.Routes {
 		if r.Variant < 0 {
 			m := &p.Models[e.Index.Model[r.Model]]
-			if breaks(slo, e.costs.extFirstToken(m), e.costs.extTotal(m)) {
+			if slo.Breaks(p.Settings.ExpectedExternal(m)) {
 				causes = append(causes, cause{r: r.Lit})
 			}
 			continue
@@ -194,7 +194,7 @@ func (e *Encoding) slo(s *Source, slo *model.SLO) {
 			if vl.Res[i] == e.F() {
 				continue
 			}
-			if breaks(slo, e.costs.firstToken(v, rho), e.costs.total(v, rho)) {
+			if slo.Breaks(p.Settings.Expected(v, rho)) {
 				bad = append(bad, vl.Res[i])
 			} else {
 				all = false

@@ -379,42 +379,19 @@ func (b *builder) explain(subject string) string {
 	return strings.Join(rs, "; ")
 }
 
-// cold is the share of requests that meet a lane of residency r cold.
-func (b *builder) cold(r model.Residency) float64 {
-	switch r {
-	case model.Preferred:
-		return b.p.Settings.ColdFractionPreferred
-	case model.Auto:
-		return b.p.Settings.ColdFractionAuto
-	}
-	return 0
-}
-
 // latency is the expected first-token and total latency of docs/
 // objective.md for a source served by model m, through variant vid with
 // residency r when m is local.
 func (b *builder) latency(m, vid string, r model.Residency) (ft, total float64) {
 	if mm := b.model(m); mm != nil && mm.External {
-		ft = mm.Perf.FirstTokenMs
-		if ft == 0 {
-			ft = b.p.Settings.ExternalFirstTokenMs
-		}
-		total = mm.Perf.TotalMs
-		if total == 0 {
-			total = ft
-		}
+		ft, total = b.p.Settings.ExpectedExternal(mm)
 		return finite(ft), finite(total)
 	}
 	v := b.variant(vid)
 	if v == nil {
 		return 0, 0
 	}
-	cold := b.cold(r) * v.LoadTimeMs
-	ft = v.Perf.FirstTokenMs + cold
-	total = ft
-	if v.Perf.TotalMs != 0 {
-		total = v.Perf.TotalMs + cold
-	}
+	ft, total = b.p.Settings.Expected(v, r)
 	return finite(ft), finite(total)
 }
 
