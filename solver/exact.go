@@ -262,8 +262,12 @@ func (x *exact) level(i int, end time.Time) error {
 		// The workers start on the presolved model at once; the LP,
 		// solved meanwhile, then gives the bound and restarts the
 		// clause-learning worker with its reduced-cost fixings.
-		if r, ok := presolved(x, i, end); ok {
-			pw = x.startPB(&r, ub-1, end)
+		// A small part's LP takes milliseconds and often proves it: the
+		// workers (a process each) start after it there.
+		if !x.small() {
+			if r, ok := presolved(x, i, end); ok {
+				pw = x.startPB(&r, ub-1, end)
+			}
 		}
 		var pollErr error
 		stop := func() bool {
@@ -436,6 +440,13 @@ func (x *exact) level(i int, end time.Time) error {
 	x.e.Freeze(i, ub)
 	return nil
 }
+
+// small is true for parts whose LP takes milliseconds and whose
+// canonical re-solve gini does at once: starting a worker process costs
+// more there than it saves.
+func (x *exact) small() bool { return len(x.e.Linear.Vars) < smallVars }
+
+const smallVars = 400
 
 // fixedSearch looks for level-4 plans better than ub among those that
 // keep the reduced-cost fixes and knapsack (every better plan does, see

@@ -579,8 +579,12 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 			return out, false
 		}
 		pr := r.lp(start)
+		pr.stop = stop
 		res := solveLP(pr, deadline, 0)
 		out.rounds++
+		if stop != nil && stop() {
+			return out, false
+		}
 		if !res.hasBound {
 			break
 		}

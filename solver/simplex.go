@@ -47,6 +47,9 @@ type lpProblem struct {
 	c     []float64
 	rows  []lpRow
 	start []bool
+	// stop, when set, is asked with the deadline checks: true ends the
+	// run as a limit (the PB workers proved the level meanwhile).
+	stop func() bool
 }
 
 type lpStatus int
@@ -96,6 +99,7 @@ const (
 )
 
 type tableau struct {
+	stop    func() bool
 	m, n, w int       // rows, structural columns, total columns
 	t       []float64 // m × w, row-major: B⁻¹·[A | I | artificials]
 	beta    []float64 // values of the basic variables
@@ -327,7 +331,7 @@ func (tb *tableau) run(deadline time.Time, maxIter int) lpStatus {
 		if tb.iters >= maxIter {
 			return lpLimit
 		}
-		if tb.iters%lpClockEvery == 0 && time.Now().After(deadline) {
+		if tb.iters%lpClockEvery == 0 && (time.Now().After(deadline) || tb.stop != nil && tb.stop()) {
 			return lpLimit
 		}
 		tb.iters++
@@ -406,7 +410,7 @@ func solveLP(pr *lpProblem, deadline time.Time, maxIter int) lpResult {
 		}
 	}
 	w := n + m + nart
-	tb := &tableau{m: m, n: n, w: w, t: make([]float64, m*w),
+	tb := &tableau{stop: pr.stop, m: m, n: n, w: w, t: make([]float64, m*w),
 		beta: make([]float64, m), basis: make([]int, m), stat: make([]int8, w),
 		hi: make([]float64, w), cost: make([]float64, w), d: make([]float64, w)}
 	for j := 0; j < n; j++ {

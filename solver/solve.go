@@ -325,9 +325,11 @@ func (x *exact) canonicalize() {
 	if left <= 0 || x.run.ctx.Err() != nil {
 		return
 	}
-	if a, ok := x.canonicalPB(); ok {
-		x.best = a
-		return
+	if !x.small() {
+		if a, ok := x.canonicalPB(); ok {
+			x.best = a
+			return
+		}
 	}
 	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline})
 	if err != nil {
