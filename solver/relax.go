@@ -641,30 +641,6 @@ func (r *relaxation) fixed() []z.Lit {
 	return out
 }
 
-// reducedCosts is d = c − yA for multipliers y clipped to their rows'
-// signs (as lagrangeBound clips them), and the magnitude of the sums.
-func reducedCosts(pr *lpProblem, y []float64) ([]float64, float64) {
-	d := slices.Clone(pr.c)
-	var mag float64
-	for _, c := range pr.c {
-		mag += math.Abs(c)
-	}
-	for ri := range pr.rows {
-		w := &pr.rows[ri]
-		yr := y[ri]
-		if (w.op == encode.LE && yr > 0) || (w.op == encode.GE && yr < 0) {
-			continue
-		}
-		mag += math.Abs(yr * w.rhs)
-		for k, j := range w.idx {
-			t := yr * w.val[k]
-			d[j] -= t
-			mag += math.Abs(t)
-		}
-	}
-	return d, mag
-}
-
 const (
 	strongRounds  = 40
 	strongMaxTime = 2 * time.Second

@@ -11,9 +11,14 @@ import (
 
 // holds reports whether the 0/1 point bits (bit j = column j) meets w.
 func holds(w irow, bits uint) bool {
+	return rowHolds(w, func(c int) bool { return bits>>uint(c)&1 == 1 })
+}
+
+// rowHolds reports whether w holds where column c is val(c).
+func rowHolds(w irow, val func(c int) bool) bool {
 	var s int64
 	for k, j := range w.idx {
-		if bits>>uint(j)&1 == 1 {
+		if val(j) {
 			s += w.val[k]
 		}
 	}
@@ -217,17 +222,5 @@ func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 }
 
 func rowHoldsFor(r *relaxation, w irow, vals []bool) bool {
-	var s int64
-	for k, c := range w.idx {
-		if vals[r.vars[c]] {
-			s += w.val[k]
-		}
-	}
-	switch w.op {
-	case encode.LE:
-		return s <= w.rhs
-	case encode.GE:
-		return s >= w.rhs
-	}
-	return s == w.rhs
+	return rowHolds(w, func(c int) bool { return vals[r.vars[c]] })
 }

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/poolsolve/poolsolve/encode"
@@ -517,28 +518,10 @@ func solveLP(pr *lpProblem, deadline time.Time, maxIter int) lpResult {
 // magnitudes of every term, is about 10⁴ times float64's worst-case
 // summation error at 10⁵ terms.
 func lagrangeBound(pr *lpProblem, y []float64) (float64, bool) {
-	d := make([]float64, len(pr.c))
-	copy(d, pr.c)
-	var mag, val float64
-	for _, c := range pr.c {
-		mag += math.Abs(c)
-	}
+	d, mag := reducedCosts(pr, y)
+	var val float64
 	for ri := range pr.rows {
-		r := &pr.rows[ri]
-		yr := y[ri]
-		if (r.op == encode.LE && yr > 0) || (r.op == encode.GE && yr < 0) {
-			yr = 0
-		}
-		if yr == 0 {
-			continue
-		}
-		val += yr * r.rhs
-		mag += math.Abs(yr * r.rhs)
-		for k, j := range r.idx {
-			t := yr * r.val[k]
-			d[j] -= t
-			mag += math.Abs(t)
-		}
+		val += clipY(pr.rows[ri].op, y[ri]) * pr.rows[ri].rhs
 	}
 	for _, dj := range d {
 		if dj < 0 {
@@ -549,4 +532,37 @@ func lagrangeBound(pr *lpProblem, y []float64) (float64, bool) {
 		return 0, false
 	}
 	return val - 1e-9*mag, true
+}
+
+// clipY is a multiplier clipped to the sign its row's sense allows: <= 0
+// on <= rows, >= 0 on >= rows, free on = rows.
+func clipY(op encode.Op, y float64) float64 {
+	if (op == encode.LE && y > 0) || (op == encode.GE && y < 0) {
+		return 0
+	}
+	return y
+}
+
+// reducedCosts is d = c − yA for y clipped by clipY, and the magnitude
+// of every term summed (with |y·b|), for lagrangeBound's margin.
+func reducedCosts(pr *lpProblem, y []float64) ([]float64, float64) {
+	d := slices.Clone(pr.c)
+	var mag float64
+	for _, c := range pr.c {
+		mag += math.Abs(c)
+	}
+	for ri := range pr.rows {
+		w := &pr.rows[ri]
+		yr := clipY(w.op, y[ri])
+		if yr == 0 {
+			continue
+		}
+		mag += math.Abs(yr * w.rhs)
+		for k, j := range w.idx {
+			t := yr * w.val[k]
+			d[j] -= t
+			mag += math.Abs(t)
+		}
+	}
+	return d, mag
 }
