@@ -27,7 +27,7 @@ func parseSpans(data []byte, file string) (*jsonpos.Value, error) {
 	v, err := jsonpos.Parse(data, spanOptions)
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
-		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Msg: se.Msg}
+		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
 	return v, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -33,7 +34,12 @@ var publicKeys = map[string]bool{"$schema": true, "profile": true}
 // scrubJSON rewrites a JSON document with every URL in a string replaced
 // and every string under a secret-looking key redacted. Numbers are kept
 // as written and keys are sorted, so the output is canonical.
+// A repeated key is an error: decoding would keep only the last one.
 func scrubJSON(data []byte) ([]byte, error) {
+	if err := jsonpos.Duplicates(data); err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &lloom.InputError{Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
+	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any

@@ -64,14 +64,21 @@ type Options struct {
 type SyntaxError struct {
 	Offset    int
 	Line, Col int
+	Path      string // the member's JSON path, for a duplicate key
 	Msg       string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+func (e *SyntaxError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("%d:%d: %s: %s", e.Line, e.Col, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+}
 
 // Parse reads exactly one JSON value from data; anything but whitespace
-// after it is an error. Errors are *SyntaxError; nesting deeper than
-// MaxDepth is one too.
+// after it is an error, and so is an object key written twice (see
+// Duplicates). Errors are *SyntaxError; nesting deeper than MaxDepth is
+// one too.
 func Parse(data []byte, opts Options) (*Value, error) {
 	if opts.Empty == "" {
 		opts.Empty = "empty document: expected a JSON value"
@@ -92,6 +99,9 @@ func Parse(data []byte, opts Options) (*Value, error) {
 			return nil, p.syntaxError(err)
 		}
 		return nil, p.errorAt(skipSpace(data, prev), "unexpected data after the top-level value")
+	}
+	if err := Duplicates(data); err != nil {
+		return nil, err
 	}
 	return v, nil
 }
