@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -179,6 +180,16 @@ func FuzzParseMetrics(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetrics(data, "fuzz.json")
 		checkErr(t, err)
+		// The fast path must read what the tree reads, or step aside.
+		if fast, ok := parseMetricsFast(data, "fuzz.json"); ok {
+			slow, serr := parseMetricsTree(data, "fuzz.json")
+			if serr != nil {
+				t.Fatalf("the fast path read %q, the tree refuses it: %v", data, serr)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("the fast path and the tree differ on %q:\n%+v\n%+v", data, fast, slow)
+			}
+		}
 		kind, kerr := DetectMetricsKind(data)
 		if (err == nil) && (kerr != nil || kind != m.Kind) {
 			t.Fatalf("ParseMetrics read a %s but DetectMetricsKind says %q, %v", m.Kind, kind, kerr)
