@@ -35,7 +35,9 @@ func badInput(format string, args ...any) error {
 // Run runs poolsolve with args (args[0] is the program name) and returns
 // the exit code. It never calls os.Exit, so tests can drive it.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := newApp(stdin, stdout, stderr)
+	// Messages may quote what an input holds; they leave redacted.
+	app := newApp(stdin, stdout, redactingWriter{stderr})
+	app.Metadata = map[string]any{rawStderrKey: stderr}
 	err := app.Run(args)
 	if err == nil {
 		return ExitOK
@@ -97,4 +99,19 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 			return &exitError{ExitBadInput, err}
 		},
 	}
+}
+
+// rawStderrKey holds stderr without redaction, for the one line that must
+// print a URL: where serve listens, the operator's own address.
+const rawStderrKey = "poolsolve.rawStderr"
+
+// redactingWriter passes each write through lloom's free-text redaction.
+// Every write to stderr is whole lines, so a secret is never split.
+type redactingWriter struct{ w io.Writer }
+
+func (r redactingWriter) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(r.w, lloom.RedactText(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
 }

@@ -43,8 +43,9 @@ func poolFlags() []cli.Flag {
 }
 
 // loadInputs reads the fleet from --fleet, the separate flags or
-// --gateway, and validates it: every command that reads inputs refuses
-// what validate refuses, with the same messages.
+// --gateway, validates it (every command that reads inputs refuses what
+// validate refuses, with the same messages) and hands out its redacted
+// copy: nothing a command prints or writes is made from a secret.
 func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	in, err := readInputs(c)
 	if err != nil {
@@ -53,7 +54,11 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if err := reportProblems(c, in.Validate()); err != nil {
 		return nil, err
 	}
-	return in, nil
+	red, err := in.Redacted()
+	if err != nil {
+		return nil, errorf("redact the inputs: %v", err)
+	}
+	return red, nil
 }
 
 // reportProblems prints each problem on its own line, as validate always

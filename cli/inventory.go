@@ -74,6 +74,9 @@ func runInventory(c *cli.Context) error {
 	if err != nil {
 		return errorf("inventory: %v", err)
 	}
+	// Image names and paths are the machine's own words; they leave
+	// through the same redaction as every input.
+	inv = lloom.Redact(inv)
 	var buf bytes.Buffer
 	if format == "json" {
 		err = writeInventoryJSON(&buf, inv)

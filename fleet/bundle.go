@@ -246,12 +246,18 @@ func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 
 // Bundle writes the inputs as one fleet bundle: keys sorted, two-space
 // indent, the same bytes for the same inputs. Documents are written as
-// they were read, fields lloom does not model included. With redact, the
-// config and node statuses go through lloom's Redacted (backend URLs and
-// keys, node endpoints, health URLs and secret-looking launch arguments
-// become "[redacted]"); the config then keeps only the parts lloom models,
-// plus poolsolve's pool block.
+// they were read, fields lloom does not model included. With redact,
+// every document goes through lloom's redaction pass (Redacted), and the
+// config and node statuses keep only the parts lloom models, plus
+// poolsolve's pool block.
 func (in *Inputs) Bundle(redact bool) ([]byte, error) {
+	if redact {
+		r, err := in.Redacted()
+		if err != nil {
+			return nil, err
+		}
+		in = r
+	}
 	out := map[string]any{"schema": BundleSchema}
 	if in.Description != "" {
 		out["description"] = in.Description
