@@ -36,8 +36,10 @@ func badInput(format string, args ...any) error {
 // the exit code. It never calls os.Exit, so tests can drive it.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Messages may quote what an input holds; they leave redacted.
-	app := newApp(stdin, stdout, redactingWriter{stderr})
-	app.Metadata = map[string]any{rawStderrKey: stderr}
+	raw := stderr
+	stderr = redactingWriter{stderr}
+	app := newApp(stdin, stdout, stderr)
+	app.Metadata = map[string]any{rawStderrKey: raw}
 	err := app.Run(args)
 	if err == nil {
 		return ExitOK

@@ -69,7 +69,7 @@ func TestRedactTextKeepsIdsAndDigests(t *testing.T) {
 	}
 	for in, want := range map[string]string{
 		"GET http://host:1/x failed":        "GET [redacted] failed",
-		"key " + canary + " refused":         "key [redacted] refused",
+		"key " + canary + " refused":        "key [redacted] refused",
 		"pull bob:pw@registry.local:5000/a": "pull [redacted]@registry.local:5000/a",
 		"run --hf-token=abc -p 1":           "run --hf-token=[redacted] -p 1",
 		"run\t--token  abc  -p":             "run\t--token  [redacted]  -p",
