@@ -101,3 +101,25 @@ func TestSnapshotRefusesWhatValidateRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestServeAndInventoryValidateTheirConfig: the two commands that read
+// only a config refuse what validate refuses, with its messages.
+func TestServeAndInventoryValidateTheirConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"cluster": {"nodeId": "a", "nodes": {"a": {"resources": {"memoryGb": -128}}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, want := run(t, "validate", "--config", cfg)
+	if code != ExitBadInput || !strings.Contains(want, `$.cluster.nodes["a"].resources.memoryGb`) {
+		t.Fatalf("validate = %d: %s", code, want)
+	}
+	for _, args := range [][]string{
+		{"inventory", "--config", cfg},
+		{"serve", "--config", cfg, "--insecure-no-auth", "--listen", "127.0.0.1:0"},
+	} {
+		code, out, errOut := run(t, args...)
+		if code != ExitBadInput || errOut != want || out != "" {
+			t.Errorf("%s = %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", args[0], code, out, errOut, want)
+		}
+	}
+}
