@@ -377,7 +377,7 @@ func cleanStatus(st *lloom.NodeStatus) *lloom.NodeStatus {
 	bare.Inventory = nil
 	raw, err := json.Marshal(&bare)
 	if err == nil {
-		raw, err = scrubJSON(raw)
+		raw, err = lloom.RedactJSON(raw)
 	}
 	var out *lloom.NodeStatus
 	if err == nil {
@@ -503,7 +503,7 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 	if err != nil {
 		return parseProblem("machine profile", err)
 	}
-	raw, err := scrubJSON(body)
+	raw, err := lloom.RedactJSON(body)
 	if err != nil {
 		return parseProblem("machine profile", err)
 	}
@@ -523,7 +523,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 		f.problem("/gateway/metrics: %v; planning without demand", err)
 		return
 	}
-	raw, err := scrubJSON(body)
+	raw, err := lloom.RedactJSON(body)
 	if err == nil {
 		_, err = lloom.ParseMetrics(raw, "/gateway/metrics")
 	}

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/poolsolve/poolsolve/lloom"
+
 	"bytes"
 	"context"
 	"errors"
@@ -555,8 +557,8 @@ func TestReadClusterRefusesRepeatedNodeIDs(t *testing.T) {
 // they are parsed, and the scrub decodes them; a repeated key must not be
 // merged away on the way.
 func TestRepeatedKeysInMetricsAreAProblem(t *testing.T) {
-	if _, err := scrubJSON([]byte(`{"object": "gateway.metrics", "requested": [{"id": "q38fn", "requests": 1, "requests": 900}]}`)); err == nil ||
+	if _, err := lloom.RedactJSON([]byte(`{"object": "gateway.metrics", "requested": [{"id": "q38fn", "requests": 1, "requests": 900}]}`)); err == nil ||
 		!strings.Contains(err.Error(), `$.requested[0].requests: duplicate key "requests" (first at line 1, column 61)`) {
-		t.Errorf("scrubJSON = %v, want the repeated key named", err)
+		t.Errorf("RedactJSON = %v, want the repeated key named", err)
 	}
 }
