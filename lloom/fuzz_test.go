@@ -177,6 +177,15 @@ func FuzzParseClusterStatus(f *testing.F) {
 
 func FuzzParseMetrics(f *testing.F) {
 	seed(f, "lloom-gateway-0.2.3")
+	// Where the fast path and the tree could part.
+	for _, s := range []string{
+		`{"totals": {"REQUESTS": 4}}`, `{"totals": {"requests": 4.0}}`, `{"totals": null, "recent": [{"error": {"message": "x"}}, {"error": 7}]}`,
+		`{"version": 1, "metrics": {"history": {"days": [{"date": "2026-11-29", "totals": {"requests": 2}}]}}}`,
+		`{"object": "gateway.metrics", "generatedAt": null, "models": [{"id": "m", "recentDecodeRates": [1, 2.5]}]}`,
+		`{"object": 5, "totals": {}}`, `{"totals": {}, "Recent": []}`, `{"totals": {}, "models": [{"last": {"status": 499, "ok": false}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetrics(data, "fuzz.json")
 		checkErr(t, err)

@@ -1,6 +1,8 @@
 package lloom
 
 import (
+	"bytes"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -78,4 +80,33 @@ func TestRedactTextKeepsIdsAndDigests(t *testing.T) {
 			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzRedact: the pass never panics, writes valid JSON, and a second pass
+// changes nothing (what is left holds nothing it would remove).
+func FuzzRedact(f *testing.F) {
+	for _, s := range []string{
+		`{"env": {"MYPAT": "x", "CUTE_DSL_ARCH": "sm_121"}, "args": ["--api-key", "k", "-e", "A=b"]}`,
+		`{"image": "u:p@ghcr.io/o/i:1", "name": "see http://h:1/v1", "labels": {"token": "t"}}`,
+		`["--token=abc", "Bearer abcdefgh", "sk-abcdefgh"]`, `"${HF_TOKEN}"`, `{"nodes": {"wrong-key": {"id": "x"}}}`,
+		`{"a": 1, "a": 2}`, `not json`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if once := RedactText(string(data)); RedactText(once) != once {
+			t.Fatalf("RedactText is not settled on %q: %q then %q", data, once, RedactText(once))
+		}
+		out, err := RedactJSON(data)
+		if err != nil {
+			return
+		}
+		if !json.Valid(out) {
+			t.Fatalf("RedactJSON(%q) wrote invalid JSON %q", data, out)
+		}
+		again, err := RedactJSON(out)
+		if err != nil || !bytes.Equal(again, out) {
+			t.Fatalf("RedactJSON is not settled on %q:\n%s\n%s (%v)", data, out, again, err)
+		}
+	})
 }
