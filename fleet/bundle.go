@@ -270,7 +270,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 	if len(in.Profiles) > 0 {
 		profiles := map[string]json.RawMessage{}
 		for name, p := range in.Profiles {
-			if profiles[name], err = docOrRaw(in.raw.profiles[name], p); err != nil {
+			if profiles[name], err = in.docOrRaw(in.raw.profiles[name], p); err != nil {
 				return nil, err
 			}
 		}
@@ -287,12 +287,12 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 			r := in.raw.nodes[id]
 			parts := map[string]json.RawMessage{}
 			if n.Profile != nil {
-				if parts["profile"], err = docOrRaw(r.profile, n.Profile); err != nil {
+				if parts["profile"], err = in.docOrRaw(r.profile, n.Profile); err != nil {
 					return nil, err
 				}
 			}
 			if n.Inventory != nil {
-				if parts["inventory"], err = docOrRaw(r.inventory, n.Inventory); err != nil {
+				if parts["inventory"], err = in.docOrRaw(r.inventory, n.Inventory); err != nil {
 					return nil, err
 				}
 			}
@@ -300,7 +300,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 				if redact {
 					parts["status"], err = marshalCanonical(n.Status.Redacted())
 				} else {
-					parts["status"], err = docOrRaw(r.status, n.Status)
+					parts["status"], err = in.docOrRaw(r.status, n.Status)
 				}
 				if err != nil {
 					return nil, err
@@ -314,7 +314,9 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		out["metrics"] = in.raw.metrics
+		if out["metrics"], err = in.rawDoc(in.raw.metrics); err != nil {
+			return nil, err
+		}
 	}
 	for _, list := range []struct {
 		key  string
@@ -333,7 +335,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 			if i < len(list.raw) {
 				raw = list.raw[i]
 			}
-			if docs[i], err = docOrRaw(raw, d); err != nil {
+			if docs[i], err = in.docOrRaw(raw, d); err != nil {
 				return nil, err
 			}
 		}
@@ -356,7 +358,7 @@ func (in *Inputs) configDoc(redact bool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("fleet: no config to write")
 	}
 	if !redact {
-		return docOrRaw(in.ConfigRaw, in.Config)
+		return in.docOrRaw(in.ConfigRaw, in.Config)
 	}
 	red, err := json.Marshal(in.Config.Redacted())
 	if err != nil {
@@ -374,11 +376,12 @@ func (in *Inputs) configDoc(redact bool) (json.RawMessage, error) {
 	return marshalCanonical(m)
 }
 
-// docOrRaw returns the raw document, or the parsed one marshalled when
-// the inputs were built without reading a document.
-func docOrRaw(raw json.RawMessage, doc any) (json.RawMessage, error) {
+// docOrRaw returns the raw document (redacted if the inputs are), or the
+// parsed one marshalled when the inputs were built without reading a
+// document.
+func (in *Inputs) docOrRaw(raw json.RawMessage, doc any) (json.RawMessage, error) {
 	if raw != nil {
-		return raw, nil
+		return in.rawDoc(raw)
 	}
 	return marshalCanonical(doc)
 }

@@ -44,6 +44,9 @@ type Inputs struct {
 	Sources map[string]Source
 
 	raw rawDocs
+	// redactRaw says raw must go through lloom's redaction when written:
+	// these are Redacted inputs.
+	redactRaw bool
 }
 
 // NodeInputs is what one node reports about itself. Any part may be nil.

@@ -3,6 +3,7 @@ package fleet
 import (
 	"encoding/json"
 	"maps"
+	"slices"
 
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -31,37 +32,27 @@ func (in *Inputs) Redacted() (*Inputs, error) {
 			}
 		}
 	}
+	// The documents as read are only written by Bundle, which redacts
+	// them then: a plan need not pay for re-encoding a large metrics file.
+	out.redactRaw = true
+	out.raw = rawDocs{
+		profiles: maps.Clone(in.raw.profiles), nodes: maps.Clone(in.raw.nodes), metrics: in.raw.metrics,
+		benchmarks: slices.Clone(in.raw.benchmarks), recipes: slices.Clone(in.raw.recipes),
+	}
 	var err error
-	red := func(raw json.RawMessage) json.RawMessage {
-		if raw == nil || err != nil {
-			return raw
-		}
-		var r json.RawMessage
-		r, err = lloom.RedactJSON(raw)
-		return r
-	}
-	out.ConfigRaw = red(in.ConfigRaw)
-	out.raw = rawDocs{metrics: red(in.raw.metrics)}
-	if in.raw.profiles != nil {
-		out.raw.profiles = map[string]json.RawMessage{}
-		for k, v := range in.raw.profiles {
-			out.raw.profiles[k] = red(v)
-		}
-	}
-	if in.raw.nodes != nil {
-		out.raw.nodes = map[string]rawNode{}
-		for k, v := range in.raw.nodes {
-			out.raw.nodes[k] = rawNode{profile: red(v.profile), inventory: red(v.inventory), status: red(v.status)}
-		}
-	}
-	for _, b := range in.raw.benchmarks {
-		out.raw.benchmarks = append(out.raw.benchmarks, red(b))
-	}
-	for _, r := range in.raw.recipes {
-		out.raw.recipes = append(out.raw.recipes, red(r))
+	if in.ConfigRaw != nil {
+		out.ConfigRaw, err = lloom.RedactJSON(in.ConfigRaw)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return &out, nil
+}
+
+// rawDoc is a document as read, redacted when the inputs are.
+func (in *Inputs) rawDoc(raw json.RawMessage) (json.RawMessage, error) {
+	if raw == nil || !in.redactRaw {
+		return raw, nil
+	}
+	return lloom.RedactJSON(raw)
 }

@@ -231,7 +231,9 @@ func stringList(v reflect.Value) ([]string, bool) {
 
 func redactString(s, key string, secret bool) string {
 	switch {
-	case s == "" || placeholder(s):
+	case s == "" || placeholder(s) && !secretKey(key):
+		// ${NAME} names a variable, never expanded; under a secret key
+		// it goes all the same.
 		return s
 	case secret:
 		return Redaction
