@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,7 +39,7 @@ func badInput(format string, args ...any) error {
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Messages may quote what an input holds; they leave redacted.
 	raw := stderr
-	stderr = redactingWriter{stderr}
+	stderr = &redactingWriter{w: stderr}
 	app := newApp(stdin, stdout, stderr)
 	app.Metadata = map[string]any{rawStderrKey: raw}
 	err := app.Run(args)
@@ -108,12 +110,34 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 const rawStderrKey = "poolsolve.rawStderr"
 
 // redactingWriter passes each write through lloom's free-text redaction.
-// Every write to stderr is whole lines, so a secret is never split.
-type redactingWriter struct{ w io.Writer }
+// Every write to stderr is whole lines, so a secret is never split. keep
+// are strings the operator gave on the command line that messages name
+// on purpose (the --gateway URL): they are no secret of the inputs.
+type redactingWriter struct {
+	w    io.Writer
+	keep []string
+}
 
-func (r redactingWriter) Write(p []byte) (int, error) {
-	if _, err := io.WriteString(r.w, lloom.RedactText(string(p))); err != nil {
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	for i, k := range r.keep {
+		s = strings.ReplaceAll(s, k, keepMark(i))
+	}
+	s = lloom.RedactText(s)
+	for i, k := range r.keep {
+		s = strings.ReplaceAll(s, keepMark(i), k)
+	}
+	if _, err := io.WriteString(r.w, s); err != nil {
 		return 0, err
 	}
 	return len(p), nil
+}
+
+func keepMark(i int) string { return "\x00keep" + strconv.Itoa(i) + "\x00" }
+
+// keepInMessages lets messages name s, an operator's own flag value.
+func keepInMessages(c *cli.Context, s string) {
+	if rw, ok := c.App.ErrWriter.(*redactingWriter); ok && s != "" {
+		rw.keep = append(rw.keep, s)
+	}
 }
