@@ -1,8 +1,8 @@
 package lloom
 
 import (
-	"bytes"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"regexp"
 	"strings"
@@ -89,28 +89,42 @@ func Redact[T any](v T) T {
 }
 
 // RedactJSON applies the rules to a JSON document and writes it back
-// compact, keys sorted, numbers as written, without HTML escaping. A key
-// written twice is an error, as everywhere else.
+// compact, keys sorted, numbers as written, without HTML escaping. It
+// streams (jsonpos.Rewrite): a large answer costs about its own size. A
+// key written twice is an error, as everywhere else.
 func RedactJSON(data []byte) ([]byte, error) {
-	if err := jsonpos.Duplicates(data); err != nil {
-		se := err.(*jsonpos.SyntaxError)
+	out, err := jsonpos.Rewrite(data, jsonCtx{}, jsonRules{})
+	var se *jsonpos.SyntaxError
+	if errors.As(err, &se) {
 		return nil, &InputError{Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	redactValue(reflect.ValueOf(&v).Elem(), "", false)
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return out, err
 }
+
+// jsonCtx is where a JSON value sits, for the rules: the key it is under
+// and whether a key above it looked secret.
+type jsonCtx struct {
+	key    string
+	secret bool
+}
+
+// jsonRules are redactValue's rules for JSON, which has no Go types to
+// tell an id-keyed map from an object: idMaps does.
+type jsonRules struct{}
+
+func (jsonRules) Member(p jsonCtx, k string) jsonCtx {
+	switch {
+	case isEnvKey(p.key):
+		return jsonCtx{k, p.secret || !safeEnv[k]}
+	case idMaps[p.key]:
+		return jsonCtx{"", p.secret}
+	}
+	return jsonCtx{k, p.secret || secretKey(k)}
+}
+
+func (jsonRules) String(c jsonCtx, s string) string { return redactString(s, c.key, c.secret) }
+
+func (jsonRules) Strings(c jsonCtx, ss []string) []string { return redactList(ss, c.key, c.secret) }
 
 var jsonNumberType = reflect.TypeFor[json.Number]()
 

@@ -3,8 +3,13 @@ package lloom
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 const canary = "sk-canary-XYZ0123"
@@ -98,6 +103,10 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("RedactText is not settled on %q: %q then %q", data, once, RedactText(once))
 		}
 		out, err := RedactJSON(data)
+		tree, terr := redactJSONTree(data)
+		if (err == nil) != (terr == nil) || err == nil && !bytes.Equal(out, tree) {
+			t.Fatalf("streamed and tree redaction differ on %q:\n%s (%v)\n%s (%v)", data, out, err, tree, terr)
+		}
 		if err != nil {
 			return
 		}
@@ -109,4 +118,29 @@ func FuzzRedact(f *testing.F) {
 			t.Fatalf("RedactJSON is not settled on %q:\n%s\n%s (%v)", data, out, again, err)
 		}
 	})
+}
+
+// redactJSONTree is RedactJSON the slow way, the reference the streamed
+// pass must equal: decode into Go maps, redactValue, encode.
+func redactJSONTree(data []byte) ([]byte, error) {
+	if err := jsonpos.Duplicates(data); err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, errors.New("more than one value")
+	}
+	redactValue(reflect.ValueOf(&v).Elem(), "", false)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }

@@ -15,23 +15,43 @@ import (
 // building the value. A large document costs about its own size. Input
 // with a syntax error or a repeated key is refused.
 func Canonical(data []byte) ([]byte, error) {
+	return Rewrite[struct{}](data, struct{}{}, nil)
+}
+
+// A Rewriter changes the strings of a document as Rewrite writes it. C is
+// what it needs to know about where a value sits.
+type Rewriter[C any] interface {
+	// Member is the context of the value of member key in an object
+	// whose own context is parent. Array elements share their array's.
+	Member(parent C, key string) C
+	// String rewrites a string value.
+	String(c C, s string) string
+	// Strings rewrites an array whose elements are all strings, at once
+	// (an argument list).
+	Strings(c C, ss []string) []string
+}
+
+// Rewrite is Canonical with every string value passed through r (nil
+// changes nothing); root is the document's own context.
+func Rewrite[C any](data []byte, root C, r Rewriter[C]) ([]byte, error) {
 	if !json.Valid(data) {
 		return nil, errors.New("not valid JSON")
 	}
 	if err := Duplicates(data); err != nil {
 		return nil, err
 	}
-	c := canon{data: data, out: make([]byte, 0, len(data))}
-	i := c.value(skipBlank(data, 0))
+	c := canon[C]{data: data, out: make([]byte, 0, len(data)), r: r}
+	i := c.value(skipBlank(data, 0), root)
 	if skipBlank(data, i) != len(data) {
 		return nil, errors.New("not one JSON value")
 	}
 	return c.out, nil
 }
 
-type canon struct {
+type canon[C any] struct {
 	data []byte
 	out  []byte
+	r    Rewriter[C]
 }
 
 type member struct {
@@ -48,7 +68,7 @@ func skipBlank(data []byte, i int) int {
 
 // value writes the value starting at i and returns the offset after it.
 // data is valid JSON, so the scan needs no checks.
-func (c *canon) value(i int) int {
+func (c *canon[C]) value(i int, ctx C) int {
 	d := c.data
 	switch d[i] {
 	case '{':
@@ -72,18 +92,27 @@ func (c *canon) value(i int) int {
 			}
 			c.writeString(m.key)
 			c.out = append(c.out, ':')
-			c.value(m.start)
+			if c.r != nil {
+				c.value(m.start, c.r.Member(ctx, m.key))
+			} else {
+				c.value(m.start, ctx)
+			}
 		}
 		c.out = append(c.out, '}')
 		return i + 1
 	case '[':
+		if c.r != nil {
+			if end, ok := c.stringArray(i, ctx); ok {
+				return end
+			}
+		}
 		c.out = append(c.out, '[')
 		i = skipBlank(d, i+1)
 		for n := 0; d[i] != ']'; n++ {
 			if n > 0 {
 				c.out = append(c.out, ',')
 			}
-			i = skipBlank(d, c.value(i))
+			i = skipBlank(d, c.value(i, ctx))
 			if d[i] == ',' {
 				i = skipBlank(d, i+1)
 			}
@@ -93,9 +122,12 @@ func (c *canon) value(i int) int {
 	case '"':
 		end := stringEnd(d, i)
 		raw := d[i:end]
-		if plainString(raw) {
+		switch {
+		case c.r != nil:
+			c.writeString(c.r.String(ctx, decodeString(raw)))
+		case plainString(raw):
 			c.out = append(c.out, raw...)
-		} else {
+		default:
 			c.writeString(decodeString(raw))
 		}
 		return end
@@ -151,7 +183,42 @@ func plainString(q []byte) bool {
 	return utf8.Valid(body) && !bytes.Contains(body, []byte("\u2028")) && !bytes.Contains(body, []byte("\u2029"))
 }
 
-func (c *canon) writeString(s string) {
+// stringArray writes the array at i through Strings when every element
+// is a string; ok is false, with nothing written, otherwise.
+func (c *canon[C]) stringArray(i int, ctx C) (end int, ok bool) {
+	d := c.data
+	var ss []string
+	i = skipBlank(d, i+1)
+	for d[i] != ']' {
+		if d[i] != '"' {
+			return 0, false
+		}
+		e := stringEnd(d, i)
+		ss = append(ss, decodeString(d[i:e]))
+		i = skipBlank(d, e)
+		if d[i] == ',' {
+			i = skipBlank(d, i+1)
+		}
+	}
+	if len(ss) == 0 {
+		return 0, false
+	}
+	c.out = append(c.out, '[')
+	for n, s := range c.r.Strings(ctx, ss) {
+		if n > 0 {
+			c.out = append(c.out, ',')
+		}
+		c.writeString(s)
+	}
+	c.out = append(c.out, ']')
+	return i + 1, true
+}
+
+func (c *canon[C]) writeString(s string) {
+	if plainText(s) {
+		c.out = append(append(append(c.out, '"'), s...), '"')
+		return
+	}
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -168,4 +235,15 @@ func decodeString(q []byte) string {
 	var s string
 	json.Unmarshal(q, &s)
 	return s
+}
+
+// plainText reports whether encoding/json writes s between quotes as it
+// is (see plainString).
+func plainText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if b := s[i]; b < 0x20 || b == '\\' || b == '"' {
+			return false
+		}
+	}
+	return utf8.ValidString(s) && !strings.Contains(s, "\u2028") && !strings.Contains(s, "\u2029")
 }
