@@ -35,7 +35,7 @@ func LoadBundle(path string) (*Inputs, error) {
 // errors are moved into the bundle (paths gain their prefix, positions
 // count from the bundle's start).
 func ParseBundle(data []byte, file string) (*Inputs, error) {
-	doc, err := parseSpans(data, file)
+	doc, err := parseShallow(data, file)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,12 @@ func (b *bundleReader) read(doc *jsonpos.Value) error {
 
 	in.Policy = DefaultPolicy()
 	if v := present(doc, "policy"); v != nil {
-		p, err := decodePolicy(v.Any(true), &tree{file: b.file, style: jsonPaths}, "$.policy")
+		// The shallow bundle tree stops above the policy's tables.
+		full, err := parseSpans(v.Bytes(b.data), b.file)
+		if err != nil {
+			return err
+		}
+		p, err := decodePolicy(full.Any(true), &tree{file: b.file, style: jsonPaths}, "$.policy")
 		if err != nil {
 			return err
 		}

@@ -76,6 +76,9 @@ func FuzzParse(f *testing.F) {
 		if !reflect.DeepEqual(v, dv) {
 			t.Fatal("the trees differ between the two error placements")
 		}
+		if tv, err := parseTokens(data, Options{}); err != nil || !reflect.DeepEqual(v, tv) {
+			t.Fatalf("the tree built from valid JSON differs from the one built from tokens (%v)", err)
+		}
 		checkSpans(t, data, v, 0, len(data))
 	})
 }

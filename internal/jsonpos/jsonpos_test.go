@@ -240,3 +240,23 @@ func TestDescribeNamesValuesForMessages(t *testing.T) {
 		}
 	}
 }
+
+func TestShallowKeepsDeepContainersAsSpans(t *testing.T) {
+	data := []byte(`{"a": {"b": [1, {"c": 2}], "s": "x"}, "n": 3}`)
+	v, err := Parse(data, Options{Shallow: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := v.Get("a")
+	b := a.Get("b")
+	if a.Shallow || b == nil || !b.Shallow || b.Kind != Array || b.Elems != nil || string(b.Bytes(data)) != `[1, {"c": 2}]` {
+		t.Fatalf("a = %+v, b = %+v; want a read and b kept as the span of its array", a, b)
+	}
+	if s := a.Get("s"); s == nil || s.Text != "x" {
+		t.Errorf("a scalar at the limit lost its text: %+v", s)
+	}
+	full, _ := Parse(b.Bytes(data), Options{})
+	if len(full.Elems) != 2 {
+		t.Errorf("the span does not parse back: %+v", full)
+	}
+}
