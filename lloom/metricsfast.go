@@ -40,7 +40,8 @@ type metricsWire struct {
 }
 
 func parseMetricsFast(data []byte, file string) (*Metrics, bool) {
-	if !jsonpos.Check(data, exactMetricsKey) {
+	// json.Unmarshal checks the syntax before it decodes anything.
+	if !jsonpos.CheckKeys(data, exactMetricsKey) {
 		return nil, false
 	}
 	var w metricsWire

@@ -44,6 +44,12 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 		dup := json.Valid(data) && hasDuplicateKey(data)
+		// On any input, valid or not, the key scan must not panic.
+		keysOK := CheckKeys(data, nil)
+		_ = Duplicates(data)
+		if json.Valid(data) && keysOK != (err == nil) {
+			t.Fatalf("CheckKeys and Parse disagree on %q: %v", data, err)
+		}
 		if Check(data, nil) != (err == nil) {
 			t.Fatalf("Check and Parse disagree on %q: %v", data, err)
 		}

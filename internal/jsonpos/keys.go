@@ -32,6 +32,15 @@ func Check(data []byte, keyOK func(key []byte) bool) bool {
 	return s.scan(keyOK) == nil
 }
 
+// CheckKeys is Check without the syntax check, for data a validating
+// decoder reads next (encoding/json checks the whole input before it
+// decodes): on invalid JSON its answer means nothing, and it does not
+// panic.
+func CheckKeys(data []byte, keyOK func(key []byte) bool) bool {
+	s := scanner{data: data}
+	return s.scan(keyOK) == nil
+}
+
 // smallObject is how many keys are compared one by one before an object
 // gets a map.
 const smallObject = 16
