@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/poolsolve/poolsolve/lloom"
+
 	"context"
 	"crypto/rand"
 	"fmt"
@@ -147,7 +149,7 @@ func runServe(c *cli.Context) error {
 	if !ok {
 		raw = c.App.ErrWriter
 	}
-	fmt.Fprintf(raw, "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", self, ln.Addr(), auth)
+	fmt.Fprintf(raw, "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", lloom.RedactText(self), ln.Addr(), auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
 		return errorf("serve: %v", err)
 	}
