@@ -65,6 +65,10 @@ func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 			st := st.(map[string]any)
 			st["labels"] = map[string]any{"token": "canary-status-label"}
 			st["name"] = "node at http://canary-status-name:1/"
+			if inv, ok := st["inventory"].(map[string]any); ok {
+				inv["dockerImages"] = append(inv["dockerImages"].([]any), "me:canary-gw-inv@ghcr.io/org/img:3")
+				inv["notes"] = []any{"see http://canary-gw-inv-note/x"}
+			}
 			if rm, ok := st["runtimeManager"].(map[string]any); ok {
 				for _, row := range rm["runtimes"].(map[string]any) {
 					plant(row.(map[string]any), "status")
