@@ -128,8 +128,13 @@ func (h *handler) cluster(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ClusterResponse{OK: true, Cluster: cs})
 }
 
+// writeJSON serves v through lloom's redaction pass, the agent's one
+// output boundary.
 func writeJSON(w http.ResponseWriter, status int, v any) {
 	body, err := json.Marshal(v)
+	if err == nil {
+		body, err = lloom.RedactJSON(body)
+	}
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, "server_error", "internal_error", "could not encode the answer")
 		return
@@ -144,7 +149,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, typ, code, msg string) {
-	body, _ := json.Marshal(ErrorBody{Error: APIError{Message: msg, Type: typ, Code: code}})
+	body, _ := json.Marshal(ErrorBody{Error: APIError{Message: lloom.RedactText(msg), Type: typ, Code: code}})
 	hdr := w.Header()
 	hdr.Set("Content-Type", "application/json; charset=utf-8")
 	hdr.Set("Cache-Control", "no-store")

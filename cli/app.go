@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -35,7 +37,11 @@ func badInput(format string, args ...any) error {
 // Run runs poolsolve with args (args[0] is the program name) and returns
 // the exit code. It never calls os.Exit, so tests can drive it.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// Messages may quote what an input holds; they leave redacted.
+	raw := stderr
+	stderr = &redactingWriter{w: stderr}
 	app := newApp(stdin, stdout, stderr)
+	app.Metadata = map[string]any{rawStderrKey: raw}
 	err := app.Run(args)
 	if err == nil {
 		return ExitOK
@@ -96,5 +102,42 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return &exitError{ExitBadInput, err}
 		},
+	}
+}
+
+// rawStderrKey holds stderr without redaction, for the one line that must
+// print a URL: where serve listens, the operator's own address.
+const rawStderrKey = "poolsolve.rawStderr"
+
+// redactingWriter passes each write through lloom's free-text redaction.
+// Every write to stderr is whole lines, so a secret is never split. keep
+// are strings the operator gave on the command line that messages name
+// on purpose (the --gateway URL): they are no secret of the inputs.
+type redactingWriter struct {
+	w    io.Writer
+	keep []string
+}
+
+func (r *redactingWriter) Write(p []byte) (int, error) {
+	s := string(p)
+	for i, k := range r.keep {
+		s = strings.ReplaceAll(s, k, keepMark(i))
+	}
+	s = lloom.RedactText(s)
+	for i, k := range r.keep {
+		s = strings.ReplaceAll(s, keepMark(i), k)
+	}
+	if _, err := io.WriteString(r.w, s); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+func keepMark(i int) string { return "\x00keep" + strconv.Itoa(i) + "\x00" }
+
+// keepInMessages lets messages name s, an operator's own flag value.
+func keepInMessages(c *cli.Context, s string) {
+	if rw, ok := c.App.ErrWriter.(*redactingWriter); ok && s != "" {
+		rw.keep = append(rw.keep, s)
 	}
 }

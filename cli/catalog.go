@@ -201,31 +201,10 @@ Examples:
 		Flags:        append(inputFlags(), poolFlags()...),
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
-			in, err := loadInputs(c)
-			if err != nil {
+			// The same path as every other command: loading validates,
+			// building the pool checks pins, cordons and the profile.
+			if _, _, err := buildCatalog(c, nil); err != nil {
 				return err
-			}
-			problems := in.Validate()
-			if len(problems) == 0 {
-				if _, err := catalog.Build(in, catalog.Options{
-					ConsiderInstalls: c.Bool("consider-installs"),
-					Cordons:          c.StringSlice("cordon"),
-					Pins:             c.StringSlice("pin"),
-					Profile:          c.String("profile"),
-				}); err != nil {
-					var ps lloom.Problems
-					if asProblems(err, &ps) {
-						problems = append(problems, ps...)
-					} else {
-						return inputErr(err)
-					}
-				}
-			}
-			if len(problems) > 0 {
-				for _, p := range problems {
-					fmt.Fprintf(c.App.ErrWriter, "%s\n", p.Error())
-				}
-				return &exitError{ExitBadInput, fmt.Errorf("%d problem(s) in the inputs", len(problems))}
 			}
 			fmt.Fprintln(c.App.Writer, "inputs are valid")
 			return nil

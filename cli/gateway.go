@@ -3,6 +3,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"regexp"
 
@@ -45,6 +46,11 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	base, err := fleet.Load(src)
 	if err != nil {
 		return nil, inputErr(err)
+	}
+	// Messages name the gateway by the URL the operator gave, unless it
+	// carries what the fetch refuses: credentials or a query.
+	if u, err := url.Parse(c.String("gateway")); err == nil && u.User == nil && u.RawQuery == "" && u.Fragment == "" {
+		keepInMessages(c, c.String("gateway"))
 	}
 	key, err := apiKey(c.String("api-key-env"), base.Config)
 	if err != nil {

@@ -222,7 +222,7 @@ func TestGatewayFlagsAreChecked(t *testing.T) {
 		{"a key the gateway refuses", []string{"plan", "--gateway", f.gw.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_WRONG_KEY"}, ExitBadInput, "unauthorized (HTTP 401: missing or invalid admin authorization token): set --api-key-env"},
 		{"no key at all", []string{"catalog", "--gateway", f.gw.URL, "--config", f.config}, ExitBadInput, "unauthorized"},
 		{"a gateway URL with credentials", []string{"plan", "--gateway", "http://admin:hunter2@127.0.0.1:1", "--config", f.config}, ExitBadInput, "carries credentials"},
-		{"a gateway that is down", []string{"plan", "--gateway", closed.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_TEST_KEY"}, ExitFailure, "connection refused"},
+		{"a gateway that is down", []string{"plan", "--gateway", closed.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_TEST_KEY"}, ExitFailure, "gateway " + closed.URL + ": /gateway/cluster: connection refused"},
 		{"snapshot without --gateway", []string{"snapshot", "--config", f.config}, ExitBadInput, "give --gateway URL and --config FILE"},
 		{"snapshot of a saved bundle", []string{"snapshot", "--fleet", sparkBundle}, ExitBadInput, "flag provided but not defined: -fleet"},
 	}

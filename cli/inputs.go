@@ -8,6 +8,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 // inputFlags are the two ways to give a fleet: one bundle, or the files.
@@ -41,8 +42,39 @@ func poolFlags() []cli.Flag {
 	}
 }
 
-// loadInputs reads the fleet from --fleet or from the separate flags.
+// loadInputs reads the fleet from --fleet, the separate flags or
+// --gateway, validates it (every command that reads inputs refuses what
+// validate refuses, with the same messages) and hands out its redacted
+// copy: nothing a command prints or writes is made from a secret.
 func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
+	in, err := readInputs(c)
+	if err != nil {
+		return nil, err
+	}
+	if err := reportProblems(c, in.Validate()); err != nil {
+		return nil, err
+	}
+	red, err := in.Redacted()
+	if err != nil {
+		return nil, errorf("redact the inputs: %v", err)
+	}
+	return red, nil
+}
+
+// reportProblems prints each problem on its own line, as validate always
+// has, and turns them into exit 2.
+func reportProblems(c *cli.Context, problems lloom.Problems) error {
+	if len(problems) == 0 {
+		return nil
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.App.ErrWriter, "%s\n", p.Error())
+	}
+	return &exitError{ExitBadInput, fmt.Errorf("%d problem(s) in the inputs", len(problems))}
+}
+
+// readInputs reads the fleet without validating it.
+func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if c.String("gateway") != "" {
 		return loadLive(c)
 	}
@@ -143,6 +175,10 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 	}
 	cat, err := catalog.Build(in, opts)
 	if err != nil {
+		var ps lloom.Problems
+		if asProblems(err, &ps) {
+			return nil, nil, reportProblems(c, ps)
+		}
 		return nil, nil, inputErr(err)
 	}
 	cat.Notes = append(cat.Notes, liveNotes(c)...)

@@ -74,6 +74,9 @@ func runInventory(c *cli.Context) error {
 	if err != nil {
 		return errorf("inventory: %v", err)
 	}
+	// Image names and paths are the machine's own words; they leave
+	// through the same redaction as every input.
+	inv = lloom.Redact(inv)
 	var buf bytes.Buffer
 	if format == "json" {
 		err = writeInventoryJSON(&buf, inv)
@@ -102,10 +105,15 @@ func inventoryOptions(c *cli.Context) (inventory.Options, *lloom.Config, error) 
 	opts := inventory.Options{NodeID: c.String("node-id"), ModelRoots: c.StringSlice("model-root")}
 	var cfg *lloom.Config
 	if f := c.String("config"); f != "" {
-		var err error
-		if cfg, err = lloom.LoadConfig(f); err != nil {
+		// Read and validated as validate --config reads it.
+		in, err := fleet.Load(fleet.Sources{Config: f})
+		if err != nil {
 			return opts, nil, inputErr(err)
 		}
+		if err := reportProblems(c, in.Validate()); err != nil {
+			return opts, nil, err
+		}
+		cfg = in.Config
 		if opts.NodeID == "" {
 			opts.NodeID = cfg.CurrentNodeID("")
 		}

@@ -1,9 +1,12 @@
 package cli
 
 import (
+	"github.com/poolsolve/poolsolve/lloom"
+
 	"context"
 	"crypto/rand"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -141,7 +144,12 @@ func runServe(c *cli.Context) error {
 	if err != nil {
 		return errorf("listen on %s: %v", addr, err)
 	}
-	fmt.Fprintf(c.App.ErrWriter, "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", self, ln.Addr(), auth)
+	// Not redacted: the listen address is the operator's, and tools read it.
+	raw, ok := c.App.Metadata[rawStderrKey].(io.Writer)
+	if !ok {
+		raw = c.App.ErrWriter
+	}
+	fmt.Fprintf(raw, "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", lloom.RedactText(self), ln.Addr(), auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
 		return errorf("serve: %v", err)
 	}

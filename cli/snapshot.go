@@ -17,10 +17,11 @@ status (with its inventory, or the machine profile an older gateway falls
 back to) and the gateway's metrics. 'poolsolve plan --fleet FILE' on the
 snapshot plans what 'poolsolve plan --gateway URL' planned.
 
-Every secret is removed: API keys (apiKey, bearer tokens, secret-looking
-environment values and launch arguments) become "[redacted]", ${ENV}
-placeholders stay placeholders, and backend URLs, node endpoints and health
-URLs are redacted. The key itself is only ever sent as a bearer header. The
+Every secret is removed, by the same pass every output goes through: values
+under secret-looking keys, the values of secret flags in commands and
+argument lists, environment values other than the few poolsolve reads,
+credentials in image references and every URL become "[redacted]"; ${ENV}
+placeholders and apiKeyEnv names stay. The key itself is only ever sent as a bearer header. The
 file is written atomically: readers see the old file or the new one.
 
 A node the gateway cannot reach is kept as {"reachable": false, "error": ...},

@@ -188,6 +188,7 @@ func (r *planReader) value(path string, depth int) (*jnode, error) {
 		switch t {
 		case '{':
 			obj := &jobject{vals: map[string]*jnode{}}
+			keyAt := map[string]int64{}
 			for r.dec.More() {
 				koff := r.start()
 				kt, err := r.dec.Token()
@@ -198,13 +199,19 @@ func (r *planReader) value(path string, depth int) (*jnode, error) {
 				if !ok {
 					return nil, r.syntax(koff, path, errors.New("expected a key"))
 				}
-				v, err := r.value(path+"."+jsonKey(k), depth+1)
+				v, err := r.value(memberPath(path, k), depth+1)
 				if err != nil {
 					return nil, err
 				}
-				if _, dup := obj.vals[k]; !dup {
-					obj.keys = append(obj.keys, k)
+				// Last-wins would silently drop what the first said.
+				if first, dup := keyAt[k]; dup {
+					fl, fc := lineCol(r.data, first)
+					line, col := lineCol(r.data, koff)
+					return nil, &PlanError{File: r.file, Line: line, Col: col, Path: memberPath(path, k),
+						Msg: fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k, fl, fc)}
 				}
+				keyAt[k] = koff
+				obj.keys = append(obj.keys, k)
 				obj.vals[k] = v
 			}
 			if _, err := r.dec.Token(); err != nil {
@@ -236,7 +243,16 @@ func (r *planReader) value(path string, depth int) (*jnode, error) {
 	return n, nil
 }
 
-// jsonKey writes a key as a path step: .name, or ["odd key"].
+// memberPath is the path of member k of the object at path.
+func memberPath(path, k string) string {
+	s := jsonKey(k)
+	if s[0] == '[' {
+		return path + s
+	}
+	return path + "." + s
+}
+
+// jsonKey writes a key as a path step: name, or ["odd key"].
 func jsonKey(k string) string {
 	for i := 0; i < len(k); i++ {
 		c := k[i]

@@ -128,6 +128,9 @@ func TestReadPlanNamesFileLineAndPathOfBadInput(t *testing.T) {
 		{"a fractional objective", `{"schema": "poolsolve.plan/v1", "objective": [0, 1, 2, 3.5]}`, []string{"$.objective[3]", "whole number"}},
 		{"data after the document", `{"schema": "poolsolve.plan/v1"} {}`, []string{"more data after"}},
 		{"a route without source", `{"schema": "poolsolve.plan/v1", "routes": [{"model": "big"}]}`, []string{"$.routes[0]", `missing "source"`}},
+		{"a node listed under one key twice", "{\"schema\": \"poolsolve.plan/v1\",\n \"nodes\": [{\"id\": \"a\", \"lanes\": [], \"id\": \"b\"}]}",
+			[]string{"plan.json:2:37", `$.nodes[0].id`, `duplicate key "id" (first at line 2, column 13)`}},
+		{"a repeated odd key is bracketed", `{"schema": "poolsolve.plan/v1", "x y": 1, "x y": 2}`, []string{`$["x y"]: duplicate key`}},
 		{"nesting beyond reason", `{"schema": "poolsolve.plan/v1", "x": ` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`, []string{"nested too deeply"}},
 	}
 	for _, tc := range tests {

@@ -35,7 +35,7 @@ func LoadBundle(path string) (*Inputs, error) {
 // errors are moved into the bundle (paths gain their prefix, positions
 // count from the bundle's start).
 func ParseBundle(data []byte, file string) (*Inputs, error) {
-	doc, err := parseSpans(data, file)
+	doc, err := parseShallow(data, file)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +148,12 @@ func (b *bundleReader) read(doc *jsonpos.Value) error {
 
 	in.Policy = DefaultPolicy()
 	if v := present(doc, "policy"); v != nil {
-		p, err := decodePolicy(v.Any(true), &tree{file: b.file, style: jsonPaths}, "$.policy")
+		// The shallow bundle tree stops above the policy's tables.
+		full, err := parseSpans(v.Bytes(b.data), b.file)
+		if err != nil {
+			return err
+		}
+		p, err := decodePolicy(full.Any(true), &tree{file: b.file, style: jsonPaths}, "$.policy")
 		if err != nil {
 			return err
 		}
@@ -246,12 +251,18 @@ func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 
 // Bundle writes the inputs as one fleet bundle: keys sorted, two-space
 // indent, the same bytes for the same inputs. Documents are written as
-// they were read, fields lloom does not model included. With redact, the
-// config and node statuses go through lloom's Redacted (backend URLs and
-// keys, node endpoints, health URLs and secret-looking launch arguments
-// become "[redacted]"); the config then keeps only the parts lloom models,
-// plus poolsolve's pool block.
+// they were read, fields lloom does not model included. With redact,
+// every document goes through lloom's redaction pass (Redacted), and the
+// config and node statuses keep only the parts lloom models, plus
+// poolsolve's pool block.
 func (in *Inputs) Bundle(redact bool) ([]byte, error) {
+	if redact {
+		r, err := in.Redacted()
+		if err != nil {
+			return nil, err
+		}
+		in = r
+	}
 	out := map[string]any{"schema": BundleSchema}
 	if in.Description != "" {
 		out["description"] = in.Description
@@ -264,7 +275,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 	if len(in.Profiles) > 0 {
 		profiles := map[string]json.RawMessage{}
 		for name, p := range in.Profiles {
-			if profiles[name], err = docOrRaw(in.raw.profiles[name], p); err != nil {
+			if profiles[name], err = in.docOrRaw(in.raw.profiles[name], p); err != nil {
 				return nil, err
 			}
 		}
@@ -281,12 +292,12 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 			r := in.raw.nodes[id]
 			parts := map[string]json.RawMessage{}
 			if n.Profile != nil {
-				if parts["profile"], err = docOrRaw(r.profile, n.Profile); err != nil {
+				if parts["profile"], err = in.docOrRaw(r.profile, n.Profile); err != nil {
 					return nil, err
 				}
 			}
 			if n.Inventory != nil {
-				if parts["inventory"], err = docOrRaw(r.inventory, n.Inventory); err != nil {
+				if parts["inventory"], err = in.docOrRaw(r.inventory, n.Inventory); err != nil {
 					return nil, err
 				}
 			}
@@ -294,7 +305,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 				if redact {
 					parts["status"], err = marshalCanonical(n.Status.Redacted())
 				} else {
-					parts["status"], err = docOrRaw(r.status, n.Status)
+					parts["status"], err = in.docOrRaw(r.status, n.Status)
 				}
 				if err != nil {
 					return nil, err
@@ -308,7 +319,9 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		out["metrics"] = in.raw.metrics
+		if out["metrics"], err = in.rawDoc(in.raw.metrics); err != nil {
+			return nil, err
+		}
 	}
 	for _, list := range []struct {
 		key  string
@@ -327,7 +340,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 			if i < len(list.raw) {
 				raw = list.raw[i]
 			}
-			if docs[i], err = docOrRaw(raw, d); err != nil {
+			if docs[i], err = in.docOrRaw(raw, d); err != nil {
 				return nil, err
 			}
 		}
@@ -350,7 +363,7 @@ func (in *Inputs) configDoc(redact bool) (json.RawMessage, error) {
 		return nil, fmt.Errorf("fleet: no config to write")
 	}
 	if !redact {
-		return docOrRaw(in.ConfigRaw, in.Config)
+		return in.docOrRaw(in.ConfigRaw, in.Config)
 	}
 	red, err := json.Marshal(in.Config.Redacted())
 	if err != nil {
@@ -368,11 +381,12 @@ func (in *Inputs) configDoc(redact bool) (json.RawMessage, error) {
 	return marshalCanonical(m)
 }
 
-// docOrRaw returns the raw document, or the parsed one marshalled when
-// the inputs were built without reading a document.
-func docOrRaw(raw json.RawMessage, doc any) (json.RawMessage, error) {
+// docOrRaw returns the raw document (redacted if the inputs are), or the
+// parsed one marshalled when the inputs were built without reading a
+// document.
+func (in *Inputs) docOrRaw(raw json.RawMessage, doc any) (json.RawMessage, error) {
 	if raw != nil {
-		return raw, nil
+		return in.rawDoc(raw)
 	}
 	return marshalCanonical(doc)
 }

@@ -1,11 +1,11 @@
 package fleet
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -44,6 +44,9 @@ type Inputs struct {
 	Sources map[string]Source
 
 	raw rawDocs
+	// redactRaw says raw must go through lloom's redaction when written:
+	// these are Redacted inputs.
+	redactRaw bool
 }
 
 // NodeInputs is what one node reports about itself. Any part may be nil.
@@ -126,21 +129,11 @@ func (in *Inputs) setSource(key string, s Source) {
 }
 
 // canonicalJSON rewrites a JSON document compactly with sorted keys and
-// numbers as written, so equal documents compare equal byte for byte.
+// numbers as written, so equal documents compare equal byte for byte. It
+// streams (jsonpos.Canonical): a large metrics file costs its size, not a
+// tree of Go maps.
 func canonicalJSON(data []byte) (json.RawMessage, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return json.RawMessage(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+	return jsonpos.Canonical(data)
 }
 
 // marshalCanonical writes v as canonicalJSON does.

@@ -223,7 +223,7 @@ func (in *Inputs) loadCluster(file string) error {
 	if _, err := lloom.ParseClusterStatus(data, file); err != nil {
 		return err
 	}
-	doc, err := parseSpans(data, file)
+	doc, err := parseShallow(data, file)
 	if err != nil {
 		return err
 	}

@@ -22,12 +22,26 @@ var spanOptions = jsonpos.Options{
 	DecoderOffsets: true,
 }
 
+// parseShallow reads a bundle or a cluster answer: three levels are
+// enough to find every document in it, which is handed on as bytes, so
+// deeper containers stay spans (a large metrics answer costs no tree).
+func parseShallow(data []byte, file string) (*jsonpos.Value, error) {
+	opts := spanOptions
+	opts.Shallow = 3
+	v, err := jsonpos.Parse(data, opts)
+	if err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
+	}
+	return v, nil
+}
+
 // parseSpans reads exactly one JSON value.
 func parseSpans(data []byte, file string) (*jsonpos.Value, error) {
 	v, err := jsonpos.Parse(data, spanOptions)
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
-		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Msg: se.Msg}
+		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
 	return v, nil
 }

@@ -24,10 +24,9 @@
 // Secrets: the key is sent only as an Authorization bearer header and never
 // appears in an error. Statuses pass through lloom's typed decoding, which
 // drops fields it does not model (launch arguments, environment), and
-// Redacted; every URL left in a status or in the metrics, and every string
-// under a secret-looking key, becomes "[redacted]" before the Fleet holds
-// it. Errors quote neither node endpoints nor bodies, only short,
-// URL-scrubbed gateway messages.
+// every answer then goes through lloom's one redaction pass (Redacted,
+// RedactJSON) before the Fleet holds it. Errors quote neither node
+// endpoints nor bodies, only short, redacted gateway messages.
 //
 // The package does not read files or environment variables (the caller
 // passes the key and the config), build the pool, or plan.

@@ -13,6 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
@@ -216,14 +217,22 @@ func readCluster(body []byte) (*lloom.ClusterStatus, map[string]string, error) {
 	var env struct {
 		Cluster *cluster `json:"cluster"`
 	}
+	nodesAt := jsonpos.Field(jsonpos.Field(jsonpos.Root, "cluster"), "nodes")
 	if json.Unmarshal(body, &env) != nil || env.Cluster == nil {
 		var bare cluster
 		if json.Unmarshal(body, &bare) != nil || bare.Nodes == nil {
 			return nil, nil, parseProblem("cluster status", err)
 		}
 		env.Cluster = &bare
+		nodesAt = jsonpos.Field(jsonpos.Root, "nodes")
 	}
 	c := env.Cluster
+	// json.Unmarshal keeps the last of two equal keys: only a duplicate
+	// inside one node's entry may be left to that node's own parse.
+	if dup := jsonpos.Duplicates(body); dup != nil && !insideNode(dup, nodesAt, c.Nodes) {
+		se := dup.(*jsonpos.SyntaxError)
+		return nil, nil, parseProblem("cluster status", &lloom.InputError{Path: se.Path, Msg: se.Msg})
+	}
 	cs = &lloom.ClusterStatus{Enabled: c.Enabled, NodeID: c.NodeID, Nodes: map[string]lloom.NodeStatus{}}
 	broken := map[string]string{}
 	for id, raw := range c.Nodes {
@@ -244,6 +253,19 @@ func readCluster(body []byte) (*lloom.ClusterStatus, map[string]string, error) {
 		cs.Nodes[id] = *st
 	}
 	return cs, broken, nil
+}
+
+// insideNode reports whether a duplicate key lies within one node's entry
+// of the cluster answer (nodesAt is the path of its nodes object).
+func insideNode(dup error, nodesAt string, nodes map[string]json.RawMessage) bool {
+	se := dup.(*jsonpos.SyntaxError)
+	for id := range nodes {
+		at := jsonpos.Field(nodesAt, id)
+		if rest, ok := strings.CutPrefix(se.Path, at); ok && rest != "" && (rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
 }
 
 // parseProblem words a parse error of a remote answer: LLooM's error
@@ -355,7 +377,7 @@ func cleanStatus(st *lloom.NodeStatus) *lloom.NodeStatus {
 	bare.Inventory = nil
 	raw, err := json.Marshal(&bare)
 	if err == nil {
-		raw, err = scrubJSON(raw)
+		raw, err = lloom.RedactJSON(raw)
 	}
 	var out *lloom.NodeStatus
 	if err == nil {
@@ -481,7 +503,7 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 	if err != nil {
 		return parseProblem("machine profile", err)
 	}
-	raw, err := scrubJSON(body)
+	raw, err := lloom.RedactJSON(body)
 	if err != nil {
 		return parseProblem("machine profile", err)
 	}
@@ -501,7 +523,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 		f.problem("/gateway/metrics: %v; planning without demand", err)
 		return
 	}
-	raw, err := scrubJSON(body)
+	raw, err := lloom.RedactJSON(body)
 	if err == nil {
 		_, err = lloom.ParseMetrics(raw, "/gateway/metrics")
 	}

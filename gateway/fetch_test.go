@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/poolsolve/poolsolve/lloom"
+
 	"bytes"
 	"context"
 	"errors"
@@ -525,5 +527,38 @@ func TestClipKeepsMessagesPrintable(t *testing.T) {
 				t.Errorf("clip(%q) = %q, want %q", tc.in, got, tc.want)
 			}
 		})
+	}
+}
+
+// TestReadClusterRefusesRepeatedNodeIDs: encoding/json keeps the last of
+// two entries for one node, which silently dropped the other's report. A
+// repeated key inside one node's entry breaks only that node.
+func TestReadClusterRefusesRepeatedNodeIDs(t *testing.T) {
+	node := func(id string) string {
+		return `{"id": "` + id + `", "reachable": true}`
+	}
+	twice := `{"ok": true, "cluster": {"enabled": true, "nodes": {"spark-node-03": ` + node("spark-node-03") +
+		`, "spark-node-02": {"id": "spark-node-02", "reachable": "yes"}, "spark-node-03": ` + node("spark-node-03") + `}}}`
+	if _, _, err := readCluster([]byte(twice)); err == nil || !strings.Contains(err.Error(), `duplicate key "spark-node-03" (first at line 1, column 53) at $.cluster.nodes["spark-node-03"]`) {
+		t.Errorf("readCluster with a repeated node = %v, want the duplicate named with both places", err)
+	}
+	inner := `{"ok": true, "cluster": {"enabled": true, "nodes": {"spark-node-01": ` + node("spark-node-01") +
+		`, "spark-node-03": {"id": "spark-node-03", "reachable": true, "reachable": false}}}}`
+	cs, broken, err := readCluster([]byte(inner))
+	if err != nil {
+		t.Fatalf("readCluster: %v", err)
+	}
+	if _, ok := cs.Nodes["spark-node-01"]; !ok || !strings.Contains(broken["spark-node-03"], `duplicate key "reachable"`) {
+		t.Errorf("nodes %v, broken %q; want spark-node-01 read and spark-node-03 broken by its duplicate", cs.Nodes, broken)
+	}
+}
+
+// TestRepeatedKeysInMetricsAreAProblem: the metrics are scrubbed before
+// they are parsed, and the scrub decodes them; a repeated key must not be
+// merged away on the way.
+func TestRepeatedKeysInMetricsAreAProblem(t *testing.T) {
+	if _, err := lloom.RedactJSON([]byte(`{"object": "gateway.metrics", "requested": [{"id": "q38fn", "requests": 1, "requests": 900}]}`)); err == nil ||
+		!strings.Contains(err.Error(), `$.requested[0].requests: duplicate key "requests" (first at line 1, column 61)`) {
+		t.Errorf("RedactJSON = %v, want the repeated key named", err)
 	}
 }

@@ -108,6 +108,11 @@ func decodeJSONValue(data []byte, file string) (any, error) {
 		line, col := jsonpos.Position(data, off)
 		return nil, &lloom.InputError{File: file, Line: line, Col: col, Msg: "unexpected data after the top-level value"}
 	}
+	// The decoder keeps the last of two equal keys without a word.
+	if err := jsonpos.Duplicates(data); err != nil {
+		se := err.(*jsonpos.SyntaxError)
+		return nil, &lloom.InputError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
+	}
 	return v, nil
 }
 

@@ -440,6 +440,11 @@ func TestParseConfigErrorsNameFilePathAndPosition(t *testing.T) {
 			want: `config.json:3:28: invalid character '}' looking for beginning of object key string`,
 		},
 		{
+			name: "a key given twice names both places and the path",
+			doc:  "{\n  \"runtimes\": {\n    \"qwen\": {\"memoryGb\": 4},\n    \"qwen\": {\"memoryGb\": 40}\n  }\n}",
+			want: `config.json:4:5: $.runtimes.qwen: duplicate key "qwen" (first at line 3, column 5)`,
+		},
+		{
 			name: "a truncated file reports its end",
 			doc:  "{\n  \"models\": [",
 			want: `config.json:2:14: unexpected end of JSON input`,

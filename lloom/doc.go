@@ -25,8 +25,10 @@
 // InferFromLaunch).
 //
 // Secrets: configs and node status carry backend URLs and keys. They are
-// kept on read so nothing is lost, but anything poolsolve prints or writes
-// must go through Redacted (or MarshalRedacted) first.
+// kept on read so nothing is lost, but anything poolsolve prints, writes or
+// serves goes through the one redaction pass in redact.go first: Redact
+// (and the Redacted methods) on Go values, RedactJSON on JSON text,
+// RedactText on free text.
 //
 // The package does not build the planner's model (package catalog does,
 // from these types), does not talk to the network (callers fetch gateway

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"testing"
 )
 
@@ -176,9 +177,28 @@ func FuzzParseClusterStatus(f *testing.F) {
 
 func FuzzParseMetrics(f *testing.F) {
 	seed(f, "lloom-gateway-0.2.3")
+	// Where the fast path and the tree could part.
+	for _, s := range []string{
+		`{"totals": {"REQUESTS": 4}}`, `{"totals": {"requests": 4.0}}`, `{"totals": null, "recent": [{"error": {"message": "x"}}, {"error": 7}]}`,
+		`{"version": 1, "metrics": {"history": {"days": [{"date": "2026-11-29", "totals": {"requests": 2}}]}}}`,
+		`{"object": "gateway.metrics", "generatedAt": null, "models": [{"id": "m", "recentDecodeRates": [1, 2.5]}]}`,
+		`{"object": 5, "totals": {}}`, `{"totals": {}, "Recent": []}`, `{"totals": {}, "models": [{"last": {"status": 499, "ok": false}}]}`,
+	} {
+		f.Add([]byte(s))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseMetrics(data, "fuzz.json")
 		checkErr(t, err)
+		// The fast path must read what the tree reads, or step aside.
+		if fast, ok := parseMetricsFast(data, "fuzz.json"); ok {
+			slow, serr := parseMetricsTree(data, "fuzz.json")
+			if serr != nil {
+				t.Fatalf("the fast path read %q, the tree refuses it: %v", data, serr)
+			}
+			if !reflect.DeepEqual(fast, slow) {
+				t.Fatalf("the fast path and the tree differ on %q:\n%+v\n%+v", data, fast, slow)
+			}
+		}
 		kind, kerr := DetectMetricsKind(data)
 		if (err == nil) && (kerr != nil || kind != m.Kind) {
 			t.Fatalf("ParseMetrics read a %s but DetectMetricsKind says %q, %v", m.Kind, kind, kerr)

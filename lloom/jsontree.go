@@ -17,7 +17,7 @@ func parseTree(data []byte, file string) (*jsonpos.Value, error) {
 	v, err := jsonpos.Parse(data, jsonpos.Options{})
 	if err != nil {
 		se := err.(*jsonpos.SyntaxError)
-		return nil, &InputError{File: file, Line: se.Line, Col: se.Col, Msg: se.Msg}
+		return nil, &InputError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
 	return v, nil
 }

@@ -179,8 +179,18 @@ func metricsKind(tree *jsonpos.Value, file string) (MetricsKind, error) {
 
 // ParseMetrics reads a `/gateway/metrics` answer or a metrics history file
 // (see DetectMetricsKind) into one Metrics. An error envelope comes back
-// as a *GatewayError.
+// as a *GatewayError. Sound documents are decoded without a positioned
+// tree (see parseMetricsFast); the tree is built only to word an error.
 func ParseMetrics(data []byte, file string) (*Metrics, error) {
+	if m, ok := parseMetricsFast(data, file); ok {
+		return m, nil
+	}
+	return parseMetricsTree(data, file)
+}
+
+// parseMetricsTree is ParseMetrics through the positioned tree, the
+// reference the fast path must agree with.
+func parseMetricsTree(data []byte, file string) (*Metrics, error) {
 	tree, err := parseTree(data, file)
 	if err != nil {
 		return nil, err

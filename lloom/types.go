@@ -49,6 +49,35 @@ func isNumberLiteral(s string) bool {
 // with a message; other shapes are kept as compact JSON text.
 type Message string
 
+// UnmarshalJSON reads the shapes decodeJSON reads, for ParseMetrics' fast
+// path through encoding/json.
+func (m *Message) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case 'n':
+		*m = ""
+	case '"':
+		var s string
+		if err := json.Unmarshal(data, &s); err != nil {
+			return err
+		}
+		*m = Message(s)
+	case '{':
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(data, &obj); err != nil {
+			return err
+		}
+		var s string
+		if raw := obj["message"]; len(raw) > 0 && raw[0] == '"' && json.Unmarshal(raw, &s) == nil {
+			*m = Message(s)
+			return nil
+		}
+		*m = Message(data)
+	default:
+		*m = Message(data)
+	}
+	return nil
+}
+
 func (m *Message) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
 	switch v.Kind {
 	case jsonpos.Null:

@@ -43,11 +43,29 @@ func FuzzParse(f *testing.F) {
 				t.Fatalf("error at %d says %d:%d, Position says %d:%d", se.Offset, se.Line, se.Col, l, c)
 			}
 		}
+		dup := json.Valid(data) && hasDuplicateKey(data)
+		// On any input, valid or not, the key scan must not panic.
+		keysOK := CheckKeys(data, nil)
+		_ = Duplicates(data)
+		if json.Valid(data) && keysOK != (err == nil) {
+			t.Fatalf("CheckKeys and Parse disagree on %q: %v", data, err)
+		}
+		if Check(data, nil) != (err == nil) {
+			t.Fatalf("Check and Parse disagree on %q: %v", data, err)
+		}
 		if err != nil {
-			if json.Valid(data) && !strings.HasPrefix(err.(*SyntaxError).Msg, "nesting deeper") {
+			msg := err.(*SyntaxError).Msg
+			isDup := strings.HasPrefix(msg, "duplicate key")
+			if isDup != dup {
+				t.Fatalf("Parse(%q) = %v, but a duplicate key is %v", data, err, dup)
+			}
+			if json.Valid(data) && !isDup && !strings.HasPrefix(msg, "nesting deeper") {
 				t.Fatalf("Parse refused valid JSON %q: %v", data, err)
 			}
 			return
+		}
+		if dup {
+			t.Fatalf("Parse accepted %q, which repeats a key", data)
 		}
 		if !json.Valid(data) {
 			t.Fatalf("Parse accepted invalid JSON %q", data)
@@ -63,6 +81,9 @@ func FuzzParse(f *testing.F) {
 		}
 		if !reflect.DeepEqual(v, dv) {
 			t.Fatal("the trees differ between the two error placements")
+		}
+		if tv, err := parseTokens(data, Options{}); err != nil || !reflect.DeepEqual(v, tv) {
+			t.Fatalf("the tree built from valid JSON differs from the one built from tokens (%v)", err)
 		}
 		checkSpans(t, data, v, 0, len(data))
 	})
@@ -94,5 +115,52 @@ func checkSpans(t *testing.T, data []byte, v *Value, lo, hi int) {
 	for _, m := range v.Members {
 		checkSpans(t, data, m.Value, pos, v.End-1)
 		pos = m.Value.End
+	}
+}
+
+// hasDuplicateKey is the reference for Duplicates: json.Decoder's tokens,
+// with a set of keys per open object.
+func hasDuplicateKey(data []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	type obj struct {
+		keys  map[string]bool
+		isKey bool
+	}
+	var stack []*obj
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		var top *obj
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		isKey := top != nil && top.keys != nil && top.isKey
+		if top != nil && top.keys != nil {
+			top.isKey = !top.isKey
+		}
+		switch t := tok.(type) {
+		case json.Delim:
+			switch t {
+			case '{':
+				stack = append(stack, &obj{keys: map[string]bool{}, isKey: true})
+			case '[':
+				stack = append(stack, &obj{})
+			default:
+				stack = stack[:len(stack)-1]
+				if len(stack) > 0 && stack[len(stack)-1].keys != nil {
+					stack[len(stack)-1].isKey = true
+				}
+			}
+			continue
+		case string:
+			if isKey {
+				if top.keys[t] {
+					return true
+				}
+				top.keys[t] = true
+			}
+		}
 	}
 }

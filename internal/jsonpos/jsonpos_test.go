@@ -9,7 +9,7 @@ import (
 )
 
 func TestParseKeepsOffsetsAndMemberOrder(t *testing.T) {
-	data := []byte(" {\"b\": [1, true, null],\n \"a\": \"x\\u00e9\", \"b\": -2.5e3}\n")
+	data := []byte(" {\"b\": [1, true, null],\n \"a\": \"x\\u00e9\", \"c\": -2.5e3}\n")
 	v, err := Parse(data, Options{})
 	if err != nil {
 		t.Fatalf("Parse: %v", err)
@@ -21,8 +21,8 @@ func TestParseKeepsOffsetsAndMemberOrder(t *testing.T) {
 	for _, m := range v.Members {
 		keys = append(keys, m.Key)
 	}
-	if want := []string{"b", "a", "b"}; !reflect.DeepEqual(keys, want) {
-		t.Errorf("member keys = %q, want %q (document order, duplicates kept)", keys, want)
+	if want := []string{"b", "a", "c"}; !reflect.DeepEqual(keys, want) {
+		t.Errorf("member keys = %q, want %q (document order)", keys, want)
 	}
 	for _, tc := range []struct {
 		v    *Value
@@ -42,20 +42,69 @@ func TestParseKeepsOffsetsAndMemberOrder(t *testing.T) {
 	if got := v.Get("a"); got == nil || got.Kind != String || got.Text != "xé" {
 		t.Errorf(`Get("a") = %+v, want the string "xé"`, got)
 	}
-	if got := v.Get("b"); got == nil || got.Kind != Number || got.Text != "-2.5e3" {
-		t.Errorf(`Get("b") = %+v, want the last "b", the number -2.5e3`, got)
+	if got := v.Get("c"); got == nil || got.Kind != Number || got.Text != "-2.5e3" {
+		t.Errorf(`Get("c") = %+v, want the number -2.5e3`, got)
 	}
-	if v.Get("c") != nil || v.Members[0].Value.Get("a") != nil || (*Value)(nil).Get("a") != nil {
+	if v.Get("d") != nil || v.Members[0].Value.Get("a") != nil || (*Value)(nil).Get("a") != nil {
 		t.Error("Get of a missing key, on an array or on nil should be nil")
 	}
-	d := v.Distinct()
-	if len(d) != 2 || d[0].Key != "b" || d[0].Value.Kind != Number || d[1].Key != "a" {
-		t.Errorf("Distinct = %+v, want b (its last value) then a", d)
+	if d := v.Distinct(); len(d) != 3 || d[0].Key != "b" || d[2].Key != "c" {
+		t.Errorf("Distinct = %+v, want b, a, c", d)
+	}
+}
+
+func TestDuplicateKeysAreErrorsNamingBothPlaces(t *testing.T) {
+	for _, tc := range []struct {
+		in, want string
+	}{
+		{"{\"nodes\": {\n  \"spark-node-03\": {},\n  \"spark-node-03\": {}}}",
+			`3:3: $.nodes["spark-node-03"]: duplicate key "spark-node-03" (first at line 2, column 3)`},
+		{`[{"a": 1}, {"a": 2, "b": [0, {"x": 1, "x": 2}]}]`,
+			`1:39: $[1].b[1].x: duplicate key "x" (first at line 1, column 31)`},
+		// Escapes are decoded before keys are compared.
+		{`{"\u0061": 1, "a": 2}`, `1:15: $.a: duplicate key "a" (first at line 1, column 2)`},
+		// Past smallObject keys the comparison moves to a map.
+		{`{"k0":0,"k1":0,"k2":0,"k3":0,"k4":0,"k5":0,"k6":0,"k7":0,"k8":0,"k9":0,"k10":0,"k11":0,"k12":0,"k13":0,"k14":0,"k15":0,"k16":0,"k17":0,"k3":1}`,
+			`1:136: $.k3: duplicate key "k3" (first at line 1, column 23)`},
+	} {
+		_, err := Parse([]byte(tc.in), Options{})
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("Parse(%s) = %v, want %s", tc.in, err, tc.want)
+		}
+		if err := Duplicates([]byte(tc.in)); err == nil || err.Error() != tc.want {
+			t.Errorf("Duplicates(%s) = %v, want %s", tc.in, err, tc.want)
+		}
+		if Check([]byte(tc.in), nil) {
+			t.Errorf("Check(%s) = true, want false", tc.in)
+		}
+	}
+	// The same key in sibling objects, or as a value, is no duplicate.
+	for _, ok := range []string{`[{"a":1},{"a":2}]`, `{"a":{"a":"a"},"b":"a"}`, `{"a":1,"A":2}`} {
+		if _, err := Parse([]byte(ok), Options{}); err != nil {
+			t.Errorf("Parse(%s) = %v", ok, err)
+		}
+		if !Check([]byte(ok), nil) {
+			t.Errorf("Check(%s) = false", ok)
+		}
+	}
+}
+
+func TestCheckAsksAboutEveryKey(t *testing.T) {
+	var seen []string
+	ok := Check([]byte(`{"a": [{"b": "c:"}], "d\"": 1}`), func(k []byte) bool { seen = append(seen, string(k)); return true })
+	if !ok || !reflect.DeepEqual(seen, []string{"a", "b", `d"`}) {
+		t.Errorf("Check = %v, keys %q; want true, a b d\"", ok, seen)
+	}
+	if Check([]byte(`{"a": {"B": 1}}`), func(k []byte) bool { return string(k) != "B" }) {
+		t.Error("Check accepted a key keyOK refused")
+	}
+	if Check([]byte(`{"a": 1`), nil) || Check([]byte(strings.Repeat("[", MaxDepth+1)+strings.Repeat("]", MaxDepth+1)), nil) {
+		t.Error("Check accepted invalid or too deep JSON")
 	}
 }
 
 func TestAnyDecodesLikeEncodingJSON(t *testing.T) {
-	data := []byte(`{"n": 1.5, "big": 1e400, "s": "x", "l": [null, false], "o": {"k": 1}, "o": {"k": 2}}`)
+	data := []byte(`{"n": 1.5, "big": 1e400, "s": "x", "l": [null, false], "o": {"k": 2}}`)
 	v, err := Parse(data, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -189,5 +238,25 @@ func TestDescribeNamesValuesForMessages(t *testing.T) {
 		if got := Describe(tc.in); got != tc.want {
 			t.Errorf("Describe(%#v) = %s, want %s", tc.in, got, tc.want)
 		}
+	}
+}
+
+func TestShallowKeepsDeepContainersAsSpans(t *testing.T) {
+	data := []byte(`{"a": {"b": [1, {"c": 2}], "s": "x"}, "n": 3}`)
+	v, err := Parse(data, Options{Shallow: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := v.Get("a")
+	b := a.Get("b")
+	if a.Shallow || b == nil || !b.Shallow || b.Kind != Array || b.Elems != nil || string(b.Bytes(data)) != `[1, {"c": 2}]` {
+		t.Fatalf("a = %+v, b = %+v; want a read and b kept as the span of its array", a, b)
+	}
+	if s := a.Get("s"); s == nil || s.Text != "x" {
+		t.Errorf("a scalar at the limit lost its text: %+v", s)
+	}
+	full, _ := Parse(b.Bytes(data), Options{})
+	if len(full.Elems) != 2 {
+		t.Errorf("the span does not parse back: %+v", full)
 	}
 }

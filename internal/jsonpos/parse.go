@@ -28,7 +28,10 @@ type Value struct {
 	Bool       bool     // a Bool's value
 	Text       string   // a String's contents, or a Number's literal as written
 	Elems      []*Value // an Array's elements
-	Members    []Member // an Object's members in document order, duplicates kept
+	Members    []Member // an Object's members in document order
+	// Shallow marks an array or object whose elements or members were
+	// not read (Options.Shallow): parse its Bytes to look inside.
+	Shallow bool
 }
 
 // Member is one member of an object.
@@ -56,6 +59,11 @@ type Options struct {
 	// point at the bad byte, some past it, some count from the last
 	// token). Package fleet has always used the decoder's.
 	DecoderOffsets bool
+	// Shallow, when above zero, keeps arrays and objects nested that many
+	// levels deep or more as spans only: Kind, Start, End and Shallow
+	// set, no Elems or Members. A reader that hands sub-documents on as
+	// bytes (a fleet bundle) then does not pay for a tree of each.
+	Shallow int
 }
 
 // SyntaxError is input that is not one JSON value, with the position of
@@ -64,15 +72,38 @@ type Options struct {
 type SyntaxError struct {
 	Offset    int
 	Line, Col int
+	Path      string // the member's JSON path, for a duplicate key
 	Msg       string
 }
 
-func (e *SyntaxError) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
+func (e *SyntaxError) Error() string {
+	if e.Path != "" {
+		return fmt.Sprintf("%d:%d: %s: %s", e.Line, e.Col, e.Path, e.Msg)
+	}
+	return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg)
+}
 
 // Parse reads exactly one JSON value from data; anything but whitespace
-// after it is an error. Errors are *SyntaxError; nesting deeper than
-// MaxDepth is one too.
+// after it is an error, and so is an object key written twice (see
+// Duplicates). Errors are *SyntaxError; nesting deeper than MaxDepth is
+// one too.
 func Parse(data []byte, opts Options) (*Value, error) {
+	if json.Valid(data) {
+		if err := Duplicates(data); err != nil {
+			return nil, err
+		}
+		b := &builder{data: data, shallow: opts.Shallow}
+		if v, _, ok := b.value(skipBlank(data, 0), 0); ok {
+			return v, nil
+		}
+		// Too deep: the tokens say where.
+	}
+	return parseTokens(data, opts)
+}
+
+// parseTokens is Parse through json.Decoder's tokens, which place every
+// syntax error; Parse uses it for documents that are not valid JSON.
+func parseTokens(data []byte, opts Options) (*Value, error) {
 	if opts.Empty == "" {
 		opts.Empty = "empty document: expected a JSON value"
 	}
@@ -92,6 +123,9 @@ func Parse(data []byte, opts Options) (*Value, error) {
 			return nil, p.syntaxError(err)
 		}
 		return nil, p.errorAt(skipSpace(data, prev), "unexpected data after the top-level value")
+	}
+	if err := Duplicates(data); err != nil {
+		return nil, err
 	}
 	return v, nil
 }

@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"syscall"
 	"time"
@@ -84,14 +83,6 @@ func Describe(err error, timeout time.Duration) error {
 	return errors.New("request failed")
 }
 
-// urlRE matches a URL: a (possibly empty) scheme, "://", and everything up
-// to white space, a quote or an angle bracket.
-var urlRE = regexp.MustCompile(`[A-Za-z0-9+.-]*://[^\s"'<>]*`)
-
-// ScrubURLs replaces every URL in s with lloom's redaction mark.
-func ScrubURLs(s string) string {
-	if !strings.Contains(s, "://") {
-		return s
-	}
-	return urlRE.ReplaceAllString(s, lloom.Redaction)
-}
+// ScrubURLs passes an error text from the far side through lloom's
+// free-text redaction: URLs, key-shaped tokens and secret flags go.
+func ScrubURLs(s string) string { return lloom.RedactText(s) }

@@ -1,0 +1,125 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// brokenBundle writes the example fleet with one edit to its config.
+func brokenBundle(t *testing.T, edit func(cfg map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b map[string]any
+	if err := json.Unmarshal(data, &b); err != nil {
+		t.Fatal(err)
+	}
+	edit(b["config"].(map[string]any))
+	out, err := json.MarshalIndent(b, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestEveryCommandRefusesWhatValidateRefuses: plan, catalog, export, check
+// and snapshot used to plan inputs validate rejects (exit 0 with a 0 GiB
+// lane for a negative memory). Each must now exit 2 with validate's own
+// messages.
+func TestEveryCommandRefusesWhatValidateRefuses(t *testing.T) {
+	m := func(v any) map[string]any { return v.(map[string]any) }
+	cases := []struct {
+		name string
+		edit func(cfg map[string]any)
+		want string
+	}{
+		{"a negative runtime memory", func(cfg map[string]any) {
+			m(m(cfg["runtimes"])["qwen38-27b-nvfp4"])["memoryGb"] = -40
+		}, `$.config.runtimes["qwen38-27b-nvfp4"].memoryGb`},
+		{"a negative node memory", func(cfg map[string]any) {
+			m(m(m(m(cfg["cluster"])["nodes"])["spark-node-03"])["resources"])["memoryGb"] = -128
+		}, `$.config.cluster.nodes["spark-node-03"].resources.memoryGb`},
+		{"a duplicate model id", func(cfg map[string]any) {
+			models := cfg["models"].([]any)
+			cfg["models"] = append(models, models[0])
+		}, "duplicate"},
+		{"a runtime on an undeclared node", func(cfg map[string]any) {
+			m(m(cfg["runtimes"])["qwen38-27b-nvfp4"])["node"] = "spark-node-09"
+		}, `"spark-node-09"`},
+	}
+	planFile := filepath.Join(t.TempDir(), "plan.json")
+	if code, _, errOut := run(t, "plan", "--fleet", spark, "--format", "json", "-o", planFile); code > 1 {
+		t.Fatalf("plan of the example = %d: %s", code, errOut)
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			bundle := brokenBundle(t, tc.edit)
+			code, _, want := run(t, "validate", "--fleet", bundle)
+			if code != ExitBadInput || !strings.Contains(want, tc.want) {
+				t.Fatalf("validate = %d, stderr %q; want exit 2 naming %s", code, want, tc.want)
+			}
+			for _, args := range [][]string{
+				{"plan", "--fleet", bundle},
+				{"plan", "--fleet", bundle, "--format", "json"},
+				{"catalog", "--fleet", bundle},
+				{"catalog", "--fleet", bundle, "--format", "json"},
+				{"export", "--fleet", bundle, "--format", "opb", "-o", filepath.Join(t.TempDir(), "x.opb")},
+				{"check", "--fleet", bundle, "--plan", planFile},
+			} {
+				code, out, errOut := run(t, args...)
+				if code != ExitBadInput || errOut != want || out != "" {
+					t.Errorf("%s = %d, stdout %q, stderr\n%s\nwant exit 2, no output and validate's stderr\n%s", strings.Join(args, " "), code, out, errOut, want)
+				}
+			}
+		})
+	}
+}
+
+// TestSnapshotRefusesWhatValidateRefuses: the live path validates too.
+func TestSnapshotRefusesWhatValidateRefuses(t *testing.T) {
+	f := newLiveFleet(t, "", newerGateway, func(cfg, _, _ map[string]any) {
+		rt := cfg["runtimes"].(map[string]any)["qwen38-27b-nvfp4"].(map[string]any)
+		rt["memoryGb"] = -40
+	})
+	code, _, want := runCLI(t, "validate", "--gateway", f.gw.URL, "--config", f.config)
+	if code != ExitBadInput || !strings.Contains(want, "memoryGb") {
+		t.Fatalf("validate = %d: %s", code, want)
+	}
+	for _, cmd := range []string{"snapshot", "plan", "catalog"} {
+		code, out, errOut := runCLI(t, cmd, "--gateway", f.gw.URL, "--config", f.config)
+		if code != ExitBadInput || errOut != want || out != "" {
+			t.Errorf("%s = %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", cmd, code, out, errOut, want)
+		}
+	}
+}
+
+// TestServeAndInventoryValidateTheirConfig: the two commands that read
+// only a config refuse what validate refuses, with its messages.
+func TestServeAndInventoryValidateTheirConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"cluster": {"nodeId": "a", "nodes": {"a": {"resources": {"memoryGb": -128}}}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, want := run(t, "validate", "--config", cfg)
+	if code != ExitBadInput || !strings.Contains(want, `$.cluster.nodes["a"].resources.memoryGb`) {
+		t.Fatalf("validate = %d: %s", code, want)
+	}
+	for _, args := range [][]string{
+		{"inventory", "--config", cfg},
+		{"serve", "--config", cfg, "--insecure-no-auth", "--listen", "127.0.0.1:0"},
+	} {
+		code, out, errOut := run(t, args...)
+		if code != ExitBadInput || errOut != want || out != "" {
+			t.Errorf("%s = %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", args[0], code, out, errOut, want)
+		}
+	}
+}
