@@ -21,6 +21,11 @@ type Options struct {
 	// thousand variables) New gives up with ErrDeadline. It also becomes
 	// the Encoding's Deadline.
 	Deadline time.Time
+	// LinearMemory writes the memory rules as linear rows only, without
+	// their CNF diagrams (on huge pools, most of the clauses): gini's
+	// models may then break memory, so such an encoding is for the PB
+	// workers and the LP, which read the rows, and never for gini search.
+	LinearMemory bool
 }
 
 // Encoding is one pool as CNF in one gini solver, with the literal map back
@@ -47,6 +52,8 @@ type Encoding struct {
 	Linear      Linear
 	// Deadline, when set, stops level-4 diagrams from growing past it.
 	Deadline time.Time
+	// LinearMemory: memory is in the linear rows only (Options).
+	LinearMemory bool
 
 	costs     costs
 	counts    [3][]z.Lit // level 1-3 literals
@@ -172,7 +179,8 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 		return nil, ErrDeadline
 	}
 	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
-		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline}
+		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline,
+		LinearMemory: opts.LinearMemory}
 	e.cnf.stop = opts.Deadline
 	defer func() {
 		e.cnf.stop = time.Time{}
@@ -447,15 +455,20 @@ func (e *Encoding) domain(dm *DomainMemory) {
 		maxAlways = min(maxAlways+m, unitLimit) // saturates only past the cap (Exact false)
 	}
 	e.family("memory-resident")
-	rm := newMDD(e.cnf, "mem-resident["+name+"]", res)
-	e.mdds = append(e.mdds, rm)
-	if r := rm.Root(dm.Budget); r != e.T {
-		e.clause(r)
+	if !e.LinearMemory {
+		rm := newMDD(e.cnf, "mem-resident["+name+"]", res)
+		e.mdds = append(e.mdds, rm)
+		if r := rm.Root(dm.Budget); r != e.T {
+			e.clause(r)
+		}
 	}
 	e.row("memory-resident["+name+"]", LE, dm.Budget, resLits, ws)
 	e.family("memory-auto")
-	am := newMDD(e.cnf, "mem-always["+name+"]", alw)
-	e.mdds = append(e.mdds, am)
+	var am *mdd
+	if !e.LinearMemory {
+		am = newMDD(e.cnf, "mem-always["+name+"]", alw)
+		e.mdds = append(e.mdds, am)
+	}
 	for i, li := range dm.Lanes {
 		l := &e.Lanes[li]
 		ru := e.Variants[l.Variant].Res[2]
@@ -464,11 +477,15 @@ func (e *Encoding) domain(dm *DomainMemory) {
 		}
 		e.checkStop()
 		k := dm.Budget - dm.Units[i]
-		r := am.Root(k)
-		if r == e.T {
-			continue
+		if am != nil {
+			r := am.Root(k)
+			if r == e.T {
+				continue
+			}
+			e.clause(l.Lit.Not(), ru.Not(), r)
+		} else if k >= maxAlways {
+			continue // the always draws can never pass it
 		}
-		e.clause(l.Lit.Not(), ru.Not(), r)
 		// Big-M row: vacuous unless the lane is on and auto.
 		bigM := maxAlways - k
 		lits := append(slices.Clone(alwLits), l.Lit, ru)

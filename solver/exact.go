@@ -59,7 +59,7 @@ type exact struct {
 // The encoding must be done by encodeBy (the run's deadline at the
 // latest), else newExact fails with encode.ErrDeadline.
 func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64) (*exact, error) {
-	e, err := encode.New(p, encode.Options{Deadline: encodeBy})
+	e, err := encode.New(p, encodeOptions(p, encodeBy))
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func (x *exact) level(i int, end time.Time) error {
 		// workers (a process each) start after it there.
 		if !x.small() {
 			if r, ok := presolved(x, i, end); ok {
-				pw = x.startPB(&r, ub-1, end)
+				pw = x.startPB(i, &r, ub-1, end)
 			}
 		}
 		var pollErr error
@@ -291,7 +291,7 @@ func (x *exact) level(i int, end time.Time) error {
 			}
 			if lb < ub && !r.noLP {
 				if pw == nil {
-					pw = x.startPB(sr, ub-1, end)
+					pw = x.startPB(i, sr, ub-1, end)
 				} else {
 					pw.withLP(sr, ub)
 				}
@@ -422,6 +422,16 @@ func (x *exact) level(i int, end time.Time) error {
 			return err
 		}
 	}
+	x.settle(i, lb, ub, src)
+	// Freeze the level at its value before the next (decoding is done).
+	x.e.ReleaseBound()
+	x.e.Freeze(i, ub)
+	return nil
+}
+
+// settle records level i's outcome: its value, bound and status.
+func (x *exact) settle(i int, lb, ub int64, src string) {
+	lv := &x.levels[i]
 	lv.Value = ub
 	lv.LowerBound, lv.BoundSource = min(lb, ub), src
 	tracef(x.run.start, "level %d: %d, bound %d (%s)", i+1, ub, min(lb, ub), src)
@@ -435,10 +445,6 @@ func (x *exact) level(i int, end time.Time) error {
 	}
 	lv.Gap = gap(ub, lv.LowerBound)
 	x.run.progress(i, x.obj, lv.LowerBound)
-	// Freeze the level at its value before the next (decoding is done).
-	x.e.ReleaseBound()
-	x.e.Freeze(i, ub)
-	return nil
 }
 
 // small is true for parts whose LP takes milliseconds and whose

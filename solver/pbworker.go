@@ -306,6 +306,7 @@ func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
 // gap gives. nil when no worker could start.
 type pbLevel struct {
 	x      *exact
+	level  int // 0-based
 	sr     *strongResult
 	end    time.Time
 	out    chan pbMsg
@@ -323,9 +324,9 @@ type pbJobState struct {
 	got    bool
 }
 
-// startPB starts the portfolio on level 4 below cutoff.
-func (x *exact) startPB(sr *strongResult, cutoff int64, end time.Time) *pbLevel {
-	w := &pbLevel{x: x, sr: sr, end: end, out: make(chan pbMsg, 256),
+// startPB starts the portfolio on level i below cutoff.
+func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *pbLevel {
+	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pbMsg, 256),
 		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
 	w.cdcl = w.launch(cutoff, false)
 	w.launch(cutoff, true)
@@ -393,6 +394,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 	if w == nil {
 		return nil
 	}
+	i := w.level
 	for w.alive() && *lb < *ub {
 		var m pbMsg
 		if block {
@@ -428,13 +430,13 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			if js.got {
 				proved = js.last
 			}
-			if x.obj[3] < proved {
-				return fmt.Errorf("%w: the PB worker proved level 4 >= %d, a plan has %d", ErrMismatch, proved, x.obj[3])
+			if x.obj[i] < proved {
+				return fmt.Errorf("%w: the PB worker proved level %d >= %d, a plan has %d", ErrMismatch, i+1, proved, x.obj[i])
 			}
 			if proved > *lb {
 				*lb, *src = proved, "pb"
 			}
-			*ub = x.obj[3]
+			*ub = x.obj[i]
 			continue
 		}
 		plan := x.sym.canonical(x.e.DecodeWith(pbVal(w.sr.rel, a.Model)))
@@ -443,15 +445,15 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			return fmt.Errorf("%w: PB model invalid: %v", ErrMismatch, rep.Err())
 		}
 		v := a.Value + w.sr.offset
-		if rep.Objective[3] > v {
-			return fmt.Errorf("%w: PB model of level 4 = %d, eval says %d", ErrMismatch, v, rep.Objective[3])
+		if rep.Objective[i] > v {
+			return fmt.Errorf("%w: PB model of level %d = %d, eval says %d", ErrMismatch, i+1, v, rep.Objective[i])
 		}
 		js.last, js.got = v, true
-		before := x.obj[3]
+		before := x.obj[i]
 		if _, err := x.accept(plan, true); err != nil {
 			return err
 		}
-		*ub = x.obj[3]
+		*ub = x.obj[i]
 		if *ub < before {
 			w.improved(*ub)
 		}

@@ -174,10 +174,14 @@ func asLE(w irow) []irow {
 
 // propagate fixes the columns that one row forces, to a fixpoint.
 func (r *relaxation) propagate(deadline time.Time) {
+	var les []irow
+	for _, w := range r.rows {
+		les = append(les, asLE(w)...)
+	}
 	for pass := 0; pass < 20; pass++ {
 		changed := false
-		for _, w := range r.rows {
-			for _, row := range asLE(w) {
+		for _, row := range les {
+			{
 				var minact int64
 				for k, j := range row.idx {
 					if a := row.val[k]; a > 0 {

@@ -188,7 +188,12 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 			return nil, err
 		}
 		tracef(r.start, "part %d encoded: %d variables", pi, x.e.S.MaxVar())
-		ok, err := x.start(part, partRep.Valid)
+		start := x.start
+		if x.e.LinearMemory {
+			start = x.startLinear
+			r.tooBig = true // explanations: no whole-pool SAT checks
+		}
+		ok, err := start(part, partRep.Valid)
 		res.Stats.Vars += int(x.e.S.MaxVar())
 		if err != nil {
 			return nil, err
@@ -225,6 +230,10 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		x.e.Deadline = x.deadline
 		if greedy {
 			x.heuristicLevels()
+		} else if x.e.LinearMemory {
+			if err := x.solveLinear(); err != nil {
+				return nil, err
+			}
 		} else if err := x.solve(); err != nil {
 			return nil, err
 		}
@@ -330,6 +339,9 @@ func (x *exact) canonicalize() {
 			x.best = a
 			return
 		}
+	}
+	if x.e.LinearMemory {
+		return // gini's models could break memory here
 	}
 	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline})
 	if err != nil {

@@ -1,0 +1,99 @@
+package solver
+
+import (
+	"math"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// A part too large for gini's memory diagrams (256 nodes × 1,000
+// variants: 2.8 M clauses, most of a 10 s limit to build) is encoded with
+// memory as linear rows only (encode.Options.LinearMemory), and every
+// level is searched and proved by the PB workers alone: gini's models
+// could break memory there and are never used. Levels get a larger share
+// of the time than in the gini loop: the workers' start (the model is
+// tens of thousands of rows) is most of a level's cost.
+
+// linearPartVariables is the part size, in lanes (variant placements),
+// from which a part is encoded with linear memory: the diagrams grow
+// with the lanes on a domain, and past this they take seconds.
+const linearPartLanes = 20000
+
+// linearShare is each level's share of the time left when it starts.
+var linearShare = [4]float64{0.4, 0.4, 0.5, 1}
+
+// encodeOptions picks the encoding of part p.
+func encodeOptions(p *model.Pool, deadline time.Time) encode.Options {
+	lanes := 0
+	for vi := range p.Variants {
+		lanes += len(p.Variants[vi].Placements)
+	}
+	return encode.Options{Deadline: deadline, LinearMemory: lanes >= linearPartLanes}
+}
+
+// startLinear finds a first plan without gini: the warm start when it is
+// valid, else the first model of a PB worker on level 1.
+func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) {
+	if haveWarm {
+		if ok, err := x.accept(x.sym.canonical(warm), false); err != nil || ok {
+			return ok, err
+		}
+	}
+	r, ok := presolved(x, 0, x.run.deadline)
+	if !ok {
+		return false, ErrNoPlan
+	}
+	pw := x.startPB(0, &r, math.MaxInt64/4, x.run.deadline)
+	if pw == nil {
+		return false, ErrNoPlan
+	}
+	defer pw.stop()
+	var lb, ub int64 = 0, math.MaxInt64 / 4
+	src := ""
+	for x.best.Lanes == nil && pw.alive() && time.Now().Before(x.run.deadline) {
+		if err := x.pollPB(pw, time.Now().Add(20*time.Millisecond), true, &lb, &ub, &src); err != nil {
+			return false, err
+		}
+	}
+	if x.best.Lanes != nil {
+		return true, nil
+	}
+	if !pw.alive() && x.e.Exact {
+		return false, nil // the search ended without a model: infeasible
+	}
+	return false, ErrNoPlan
+}
+
+// solveLinear runs the levels on the PB workers alone.
+func (x *exact) solveLinear() error {
+	for i := range x.levels {
+		now := time.Now()
+		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * linearShare[i]))
+		x.at = i
+		lv := &x.levels[i]
+		lv.Index, lv.Name = i+1, model.LevelNames[i]
+		lb, src := x.e.Offset(i), "trivial"
+		if i == 3 {
+			if b := x.e.GroupBound(x.obj[0], x.obj[1]); b > lb {
+				lb, src = b, "relaxation"
+			}
+		}
+		ub := x.obj[i]
+		if lb < ub && time.Now().Before(end) {
+			if r, ok := presolved(x, i, end); ok {
+				if pw := x.startPB(i, &r, ub-1, end); pw != nil {
+					err := x.pollPB(pw, end, true, &lb, &ub, &src)
+					pw.stop()
+					if err != nil {
+						return err
+					}
+				}
+			}
+		}
+		x.settle(i, lb, x.obj[i], src)
+		lv.Elapsed = time.Since(now)
+	}
+	return nil
+}
