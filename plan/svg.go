@@ -399,7 +399,9 @@ func (s *svgLayout) legendItems() []legendItem {
 }
 
 // legendWidth is one item's width: swatch, gap and words.
-func legendWidth(words string) float64 { return 24 + 6 + float64(utf8.RuneCountInString(words))*10*charW + 18 }
+func legendWidth(words string) float64 {
+	return 24 + 6 + float64(utf8.RuneCountInString(words))*10*charW + 18
+}
 
 func (s *svgLayout) legendRows(width float64) [][]legendItem {
 	var rows [][]legendItem
