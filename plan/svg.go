@@ -209,7 +209,7 @@ func (s *svgLayout) render() string {
 		}
 		bottom = max(bottom, y)
 	}
-	footer := s.footerLines()
+	footer := wrapLines(s.footerLines(), totalW-2*s.margin, s.small)
 	totalH := bottom + float64(len(footer))*(s.small+5) + s.margin
 
 	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="%s">`+"\n",
@@ -283,7 +283,7 @@ func (s *svgLayout) headerLines() []textLine {
 	if p.Infeasible {
 		ls = append(ls, textLine{text: "No plan: the hard constraints (pins, cordons, budgets) admit none.", color: colBudget, bold: true})
 		for _, e := range p.Explanations {
-			ls = append(ls, textLine{text: e.Subject + ": " + e.Reason, color: colBudget})
+			ls = append(ls, textLine{text: explanationText(e), color: colBudget, wrap: true})
 		}
 		return ls
 	}
@@ -327,10 +327,59 @@ func (s *svgLayout) headerLines() []textLine {
 type textLine struct {
 	text, color, title string
 	bold               bool
+	wrap               bool // onto up to maxWrap lines, not cut to one
 }
 
-func (s *svgLayout) headerHeight(float64) float64 {
-	return s.font + 10 + float64(len(s.headerLines()))*(s.font+4) + 6
+func explanationText(e Explanation) string {
+	t := e.Subject + ": " + e.Reason
+	if len(e.Pins) > 0 {
+		t += " (conflicting: " + strings.Join(e.Pins, ", ") + ")"
+	}
+	return t
+}
+
+// maxWrap bounds a wrapped line; the rest is cut, and the tooltip holds
+// it all.
+const maxWrap = 4
+
+// wrapLines breaks the lines marked wrap at spaces to fit width.
+func wrapLines(ls []textLine, width, size float64) []textLine {
+	var out []textLine
+	room := max(int(width/(size*charW)), 10)
+	for _, l := range ls {
+		if !l.wrap {
+			out = append(out, l)
+			continue
+		}
+		words := strings.Fields(l.text)
+		var cur string
+		var lines []string
+		for _, w := range words {
+			switch {
+			case cur == "":
+				cur = w
+			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= room:
+				cur += " " + w
+			default:
+				lines = append(lines, cur)
+				cur = w
+			}
+		}
+		if cur != "" {
+			lines = append(lines, cur)
+		}
+		if len(lines) > maxWrap {
+			lines = append(lines[:maxWrap-1], strings.Join(lines[maxWrap-1:], " "))
+		}
+		for _, x := range lines {
+			out = append(out, textLine{text: x, color: l.color, bold: l.bold, title: oneLine(l.text)})
+		}
+	}
+	return out
+}
+
+func (s *svgLayout) headerHeight(width float64) float64 {
+	return s.font + 10 + float64(len(wrapLines(s.headerLines(), width-2*s.margin, s.font)))*(s.font+4) + 6
 }
 
 func (s *svgLayout) header(width float64) {
@@ -338,7 +387,7 @@ func (s *svgLayout) header(width float64) {
 	s.printf(`<text x="%s" y="%s" font-size="%s" font-weight="bold" fill="%s">%s</text>`+"\n",
 		f(s.margin), f(y), f(s.font+3), colInk, esc(header))
 	y += s.font + 8
-	for _, l := range s.headerLines() {
+	for _, l := range wrapLines(s.headerLines(), width-2*s.margin, s.font) {
 		weight := ""
 		if l.bold {
 			weight = "bold"
@@ -347,7 +396,7 @@ func (s *svgLayout) header(width float64) {
 		if color == "" {
 			color = colInk
 		}
-		s.text(s.margin, y, s.font, color, weight, l.text, l.text, width-2*s.margin)
+		s.text(s.margin, y, s.font, color, weight, l.text, l.title, width-2*s.margin)
 		y += s.font + 4
 	}
 }
@@ -449,11 +498,16 @@ func (s *svgLayout) footerLines() []textLine {
 				}
 			}
 		}
-		t := fmt.Sprintf("TP%d  %s (%s): %s", i+1, v, kind, strings.Join(nodes, " + "))
+		t := fmt.Sprintf("TP%d %s (%s): %s", i+1, v, kind, strings.Join(nodes, " + "))
 		ls = append(ls, textLine{text: t, title: t})
 	}
+	if !s.p.Infeasible {
+		for _, e := range s.p.Explanations {
+			ls = append(ls, textLine{text: "Why: " + explanationText(e), wrap: true})
+		}
+	}
 	for _, n := range s.p.Notes {
-		ls = append(ls, textLine{text: "Note: " + n, title: n})
+		ls = append(ls, textLine{text: "Note: " + n, wrap: true})
 	}
 	return ls
 }
@@ -631,7 +685,13 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 	if free := plan - resident; free > 0 {
 		fx := x + resident*scale
 		fw := free * scale
-		if txt := fit("free "+gb(GiB(free)), fw-6, s.small); txt != "" {
+		word := "free " + gb(GiB(free))
+		if grey {
+			// Nothing may be placed here, so nothing is free.
+			word = "takes no lanes"
+			s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", f(fx), f(by), f(fw), f(s.barH), colGreyFill)
+		}
+		if txt := fit(word, fw-6, s.small); txt != "" {
 			s.printf(`<text x="%s" y="%s" font-size="%s" fill="%s">%s</text>`+"\n", f(fx+4), f(by+s.barH/2+s.small*0.36), f(s.small), colMuted, esc(txt))
 		}
 	}
