@@ -771,6 +771,17 @@ func (s *svgLayout) segment(n Node, l Lane, gbs, x, y, w, h float64, grey bool, 
 	if marked {
 		name = m.sym + " " + name
 	}
+	// A wide segment says more than the name: its size, kind and nodes.
+	more := []string{gb(GiB(gbs))}
+	if l.Kind != "" && l.Kind != model.Managed {
+		more = append(more, string(l.Kind))
+	}
+	if len(l.With) > 0 {
+		more = append(more, "with "+strings.Join(l.With, ", "))
+	}
+	if long := name + " · " + strings.Join(more, " · "); fit(long, room, size) == long {
+		name = long
+	}
 	if txt := fit(name, room, size); txt != "" {
 		weight := ""
 		if marked {
