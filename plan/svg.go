@@ -765,7 +765,7 @@ func (s *svgLayout) segment(n Node, l Lane, gbs, x, y, w, h float64, grey bool, 
 	}
 	size := s.small
 	if h < s.small+2 {
-		size = math.Max(h-2, 6)
+		size = math.Max(h-2, 7)
 	}
 	name := l.Variant
 	if marked {
