@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -68,7 +69,7 @@ type svgLayout struct {
 	notes   map[string][]note   // stops and moves away, by node
 	tp      map[string]int      // multi-node lane -> its number
 	tpNames []string            // by number - 1
-	sb      strings.Builder
+	sb      *strings.Builder
 }
 
 type laneAt struct{ variant, node string }
@@ -81,7 +82,7 @@ type note struct{ text, color string }
 
 func newSVGLayout(p *Plan) *svgLayout {
 	n := len(p.Nodes)
-	s := &svgLayout{p: p, margin: 16, pad: 8}
+	s := &svgLayout{p: p, margin: 16, pad: 8, sb: &strings.Builder{}}
 	switch {
 	case n <= 4:
 		s.cols, s.cardW, s.font, s.small, s.barH = 1, 960, 13, 11, 24
@@ -120,7 +121,7 @@ func (s *svgLayout) indexChanges() {
 		case Move:
 			m = laneMark{"→", colMove, "moves here from " + strings.Join(c.FromNodes, ", ")}
 			for _, from := range c.FromNodes {
-				if !contains(c.Nodes, from) {
+				if !slices.Contains(c.Nodes, from) {
 					s.notes[from] = append(s.notes[from], note{"→ " + c.Subject + " moves to " + strings.Join(c.Nodes, ", "), colMove})
 				}
 			}
@@ -144,18 +145,12 @@ func (s *svgLayout) indexChanges() {
 			m.title += ": " + c.Reason
 		}
 		for _, n := range c.Nodes {
-			s.marks[laneAt{c.Subject, n}] = m
+			// A move marks only the nodes it gains.
+			if c.Kind != Move || !slices.Contains(c.FromNodes, n) {
+				s.marks[laneAt{c.Subject, n}] = m
+			}
 		}
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // indexTP numbers the multi-node lanes by variant, so that the number on
@@ -225,7 +220,7 @@ func (s *svgLayout) render() string {
 		s.cardBackground(n, place[i].x, place[i].y, place[i].h)
 	}
 	head := s.sb
-	s.sb = strings.Builder{}
+	s.sb = &strings.Builder{}
 	for i, n := range p.Nodes {
 		place[i].segs = s.card(n, place[i].x, place[i].y)
 	}
@@ -821,7 +816,7 @@ func (s *svgLayout) links(place []cardAt) {
 
 // --- text ---
 
-func (s *svgLayout) printf(format string, args ...any) { fmt.Fprintf(&s.sb, format, args...) }
+func (s *svgLayout) printf(format string, args ...any) { fmt.Fprintf(s.sb, format, args...) }
 func (s *svgLayout) raw(x string)                      { s.sb.WriteString(x) }
 
 // text writes one line cut to width, with the full text as a tooltip

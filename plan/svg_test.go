@@ -296,9 +296,47 @@ func TestSVGCarriesNoAddress(t *testing.T) {
 	}
 }
 
-func TestSVGOfNoPlanIsAnError(t *testing.T) {
+func TestSVGOfNothing(t *testing.T) {
 	if err := plan.WriteSVG(io.Discard, nil); err == nil {
 		t.Error("no error for a nil plan")
+	}
+	doc := parseSVG(t, svgOf(t, &plan.Plan{Schema: plan.Schema}))
+	if !strings.Contains(doc.all, "No changes.") {
+		t.Errorf("an empty plan's picture does not say it changes nothing:\n%s", doc.all)
+	}
+}
+
+// TestSVGMarksAMoveAndAManualStart: a lane that moves is marked where it
+// arrives and listed where it leaves; a node it keeps is left unmarked.
+func TestSVGMarksAMoveAndAManualStart(t *testing.T) {
+	dom := []plan.Domain{{ID: "unified:0", PlanGb: 100, AdmitGb: 104, HeadroomGb: 4}}
+	lane := func(v string, with ...string) plan.Lane {
+		return plan.Lane{Variant: v, Residency: model.Preferred, With: with, Draws: []plan.Draw{{Domain: "unified:0", Gb: 20}}}
+	}
+	p := &plan.Plan{
+		Schema: plan.Schema,
+		Nodes: []plan.Node{
+			{ID: "a", Domains: dom},
+			{ID: "b", Domains: dom, Lanes: []plan.Lane{lane("tp-lane", "c")}},
+			{ID: "c", Domains: dom, Lanes: []plan.Lane{lane("tp-lane", "b"), lane("fed-lane")}},
+		},
+		Changes: []plan.Change{
+			{Kind: plan.Move, Subject: "tp-lane", FromNodes: []string{"a", "b"}, Nodes: []string{"b", "c"}, Residency: model.Preferred, Reason: "latency: closer"},
+			{Kind: plan.ManualStart, Subject: "fed-lane", LaneKind: model.Federated, Nodes: []string{"c"}, Residency: model.Preferred},
+		},
+	}
+	svg := string(svgOf(t, p))
+	for _, want := range []string{
+		">→ tp-lane moves to b, c<",
+		"tp-lane: preferred, 20 GiB on c; with b; → moves here from a, b: latency: closer",
+		"fed-lane: preferred, 20 GiB on c; ! manual start (federated)",
+	} {
+		if !strings.Contains(svg, want) {
+			t.Errorf("the picture lacks %q", want)
+		}
+	}
+	if strings.Contains(svg, "20 GiB on b; with c; →") {
+		t.Error("the move is marked on b, which the lane keeps")
 	}
 }
 
