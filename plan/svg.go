@@ -437,7 +437,7 @@ func (s *svgLayout) legendItems() []legendItem {
 	if s.compact {
 		items = append(items, legendItem{func(x, y float64) {
 			s.printf(`<text x="%s" y="%s" font-size="10" fill="%s">a/b</text>`+"\n", f(x+2), f(y+10), colMuted)
-		}, "a/b: resident/planned GiB"})
+		}, "resident/planned GiB, beside a bar"})
 	}
 	return items
 }
