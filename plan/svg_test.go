@@ -367,3 +367,46 @@ func TestSVGRendersToPNG(t *testing.T) {
 		})
 	}
 }
+
+// FuzzSVGNames draws a plan whose node, lane and reason texts are
+// arbitrary: the SVG must stay well-formed and say each text that XML
+// can hold.
+func FuzzSVGNames(f *testing.F) {
+	f.Add("spark-node-01", "qwen38-27b-nvfp4", "cordoned (--cordon)")
+	f.Add(`<a href="x">&amp;`, "]]>\x00\xff", "\t\n'\"")
+	f.Add(strings.Repeat("long-node-name-", 20), strings.Repeat("ü", 300), "")
+	f.Fuzz(func(t *testing.T, node, lane, reason string) {
+		dom := []plan.Domain{{ID: "unified:0", PlanGb: 10, AdmitGb: 12, HeadroomGb: 2, ResidentGb: 4}}
+		p := &plan.Plan{
+			Schema: plan.Schema,
+			Nodes: []plan.Node{
+				{ID: node, Domains: dom, Lanes: []plan.Lane{{Variant: lane, Residency: model.Always, With: []string{"other"},
+					Draws: []plan.Draw{{Domain: "unified:0", Gb: 4}}}}},
+				{ID: "other", Unavailable: reason, Domains: dom},
+			},
+			Changes:      []plan.Change{{Kind: plan.Stop, Subject: lane, Nodes: []string{"other"}, Reason: reason}},
+			Explanations: []plan.Explanation{{Subject: lane, Reason: reason}},
+		}
+		svg := svgOf(t, p)
+		doc := parseSVG(t, svg)
+		for _, s := range []string{node, lane} {
+			if xmlSafe(s) && !strings.Contains(doc.all, s) {
+				t.Fatalf("the picture does not say %q", s)
+			}
+		}
+	})
+}
+
+// xmlSafe reports whether s reaches the picture unchanged: valid UTF-8
+// that XML 1.0 can hold, and no white space but single spaces.
+func xmlSafe(s string) bool {
+	if !utf8.ValidString(s) || strings.Join(strings.Fields(s), " ") != s {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
