@@ -510,7 +510,7 @@ func (s *svgLayout) footerLines() []textLine {
 // --- cards ---
 
 func (s *svgLayout) domainHeight(n Node, d Domain) float64 {
-	h := s.barH + float64(len(autoDraws(n, d.ID)))*(s.autoH+2) + 5
+	h := s.barH + float64(len(laneDraws(n, d.ID)))*(s.autoH+2) + 5
 	if !s.compact {
 		h += s.small + 7
 	}
@@ -541,21 +541,21 @@ func (s *svgLayout) cardNotes(n Node) []note {
 	return out
 }
 
-type autoDraw struct {
+type laneDraw struct {
 	lane Lane
 	gb   float64
 }
 
-// autoDraws are the auto lanes drawing on one domain, in lane order.
-func autoDraws(n Node, domain string) []autoDraw {
-	var out []autoDraw
+// laneDraws are the auto lanes drawing on one domain, in lane order.
+func laneDraws(n Node, domain string) []laneDraw {
+	var out []laneDraw
 	for _, l := range n.Lanes {
 		if l.Residency != model.Auto {
 			continue
 		}
 		for _, d := range l.Draws {
 			if d.Domain == domain {
-				out = append(out, autoDraw{l, finite(float64(d.Gb))})
+				out = append(out, laneDraw{l, max(finite(float64(d.Gb)), 0)})
 			}
 		}
 	}
@@ -627,21 +627,22 @@ func nodeTitle(n Node) string {
 // memory and headroom, and a thin row under it per auto lane, starting
 // where the always lanes end since that is where an auto lane loads.
 func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs map[string]segPos) {
-	plan, admit := finite(float64(d.PlanGb)), finite(float64(d.AdmitGb))
-	resident, always := 0.0, finite(float64(d.AlwaysGb))
-	var stack []autoDraw
+	// Figures below zero are drawn as zero, so no mark leaves its bar.
+	plan, admit := max(finite(float64(d.PlanGb)), 0), max(finite(float64(d.AdmitGb)), 0)
+	resident, always := 0.0, max(finite(float64(d.AlwaysGb)), 0)
+	var stack []laneDraw
 	for _, l := range n.Lanes {
 		if l.Residency == model.Auto {
 			continue
 		}
 		for _, dr := range l.Draws {
 			if dr.Domain == d.ID {
-				stack = append(stack, autoDraw{l, finite(float64(dr.Gb))})
-				resident += finite(float64(dr.Gb))
+				stack = append(stack, laneDraw{l, max(finite(float64(dr.Gb)), 0)})
+				resident += max(finite(float64(dr.Gb)), 0)
 			}
 		}
 	}
-	autos := autoDraws(n, d.ID)
+	autos := laneDraws(n, d.ID)
 	// The bar spans the admission budget, or more when the plan draws
 	// more, so that nothing is drawn outside it.
 	full := max(admit, plan, resident)

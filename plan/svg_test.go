@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -409,4 +410,26 @@ func xmlSafe(s string) bool {
 		}
 	}
 	return true
+}
+
+// TestSVGDrawsBadFiguresInsideTheirBars: figures that are negative or
+// not finite, which a hand-edited plan may hold, draw as zero.
+func TestSVGDrawsBadFiguresInsideTheirBars(t *testing.T) {
+	nan, inf := plan.GiB(math.NaN()), plan.GiB(math.Inf(1))
+	p := &plan.Plan{Schema: plan.Schema, Nodes: []plan.Node{{
+		ID:      "n",
+		Domains: []plan.Domain{{ID: "unified:0", PlanGb: -5, AdmitGb: 10, HeadroomGb: inf, AlwaysGb: -1}, {ID: "device:0", PlanGb: inf, AdmitGb: nan}},
+		Lanes: []plan.Lane{
+			{Variant: "neg", Residency: model.Always, Draws: []plan.Draw{{Domain: "unified:0", Gb: -3}}},
+			{Variant: "pos", Residency: model.Always, Draws: []plan.Draw{{Domain: "unified:0", Gb: 2}}},
+			{Variant: "inf", Residency: model.Auto, Draws: []plan.Draw{{Domain: "unified:0", Gb: inf}, {Domain: "device:0", Gb: nan}}},
+		},
+	}}}
+	svg := string(svgOf(t, p))
+	parseSVG(t, []byte(svg))
+	for _, bad := range []string{"NaN", "Inf", `x="-`, `width="-`, `x1="-`, `x2="-`} {
+		if strings.Contains(svg, bad) {
+			t.Errorf("the picture holds %q", bad)
+		}
+	}
 }
