@@ -484,16 +484,16 @@ func (s *svgLayout) footerLines() []textLine {
 	var ls []textLine
 	for i, v := range s.tpNames {
 		var nodes []string
-		kind := ""
+		res := ""
 		for _, n := range s.p.Nodes {
 			for _, l := range n.Lanes {
 				if l.Variant == v {
 					nodes = append(nodes, n.ID)
-					kind = string(l.Residency)
+					res = string(l.Residency)
 				}
 			}
 		}
-		t := fmt.Sprintf("TP%d %s (%s): %s", i+1, v, kind, strings.Join(nodes, " + "))
+		t := fmt.Sprintf("TP%d %s (%s): %s", i+1, v, res, strings.Join(nodes, " + "))
 		ls = append(ls, textLine{text: t, title: t})
 	}
 	if !s.p.Infeasible {
@@ -510,7 +510,7 @@ func (s *svgLayout) footerLines() []textLine {
 // --- cards ---
 
 func (s *svgLayout) domainHeight(n Node, d Domain) float64 {
-	h := s.barH + float64(len(laneDraws(n, d.ID)))*(s.autoH+2) + 5
+	h := s.barH + float64(len(autoDraws(n, d.ID)))*(s.autoH+2) + 5
 	if !s.compact {
 		h += s.small + 7
 	}
@@ -546,8 +546,8 @@ type laneDraw struct {
 	gb   float64
 }
 
-// laneDraws are the auto lanes drawing on one domain, in lane order.
-func laneDraws(n Node, domain string) []laneDraw {
+// autoDraws are the auto lanes drawing on one domain, in lane order.
+func autoDraws(n Node, domain string) []laneDraw {
 	var out []laneDraw
 	for _, l := range n.Lanes {
 		if l.Residency != model.Auto {
@@ -642,7 +642,7 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 			}
 		}
 	}
-	autos := laneDraws(n, d.ID)
+	autos := autoDraws(n, d.ID)
 	// The bar spans the admission budget, or more when the plan draws
 	// more, so that nothing is drawn outside it.
 	full := max(admit, plan, resident)
