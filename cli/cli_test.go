@@ -52,7 +52,7 @@ func TestBadInputExitsTwoWithAClearMessage(t *testing.T) {
 		{"a pin to an unknown node", []string{"plan", "--fleet", spark, "--pin", "qwen38-27b-nvfp4=spark-node-09"}, []string{`"spark-node-09", which is not in the pool`}},
 		{"a cordon of an unknown node", []string{"plan", "--fleet", spark, "--cordon", "spark-node-09"}, []string{`"spark-node-09"`}},
 		{"a profile that does not exist", []string{"plan", "--fleet", spark, "--profile", "nope"}, []string{`no fleet profile "nope"`}},
-		{"an unknown output format", []string{"plan", "--fleet", spark, "--format", "yaml"}, []string{`--format "yaml": expected text or json`}},
+		{"an unknown output format", []string{"plan", "--fleet", spark, "--format", "yaml"}, []string{`--format "yaml": expected text, json or svg`}},
 		{"an unknown solver", []string{"plan", "--fleet", spark, "--solver", "magic"}, []string{`--solver "magic"`}},
 		{"an unknown flag", []string{"plan", "--fleet", spark, "--frobnicate"}, []string{"frobnicate"}},
 		{"a bundle with separate inputs too", []string{"plan", "--fleet", spark, "--config", negative}, []string{"do not also give --config"}},

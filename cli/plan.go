@@ -36,7 +36,11 @@ Examples:
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-01 --cordon spark-node-02
    poolsolve plan --config config.json --profiles profiles/ --policy pool.toml --metrics metrics.json
    poolsolve plan --fleet fleet.json --pin qwen38-27b-nvfp4=spark-node-02 --format json -o plan.json
-   poolsolve plan --fleet fleet.json --solver greedy --time-limit 2s`
+   poolsolve plan --fleet fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-02 --format svg -o plan.svg
+
+--format svg draws the plan (docs/plan-svg.md): a bar per node and memory
+domain, lanes coloured by residency, budgets, free memory and the changes.`
 
 func planCommand() *cli.Command {
 	return &cli.Command{
@@ -44,7 +48,7 @@ func planCommand() *cli.Command {
 		Usage:       "propose where lanes run, their residency and routes, and the diff from now (dry run)",
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
-			formatFlag(),
+			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
 			&cli.DurationFlag{Name: "time-limit", Usage: "stop searching after `DURATION` and return the best plan found (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
 			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
@@ -58,8 +62,8 @@ func planCommand() *cli.Command {
 
 func runPlan(c *cli.Context) error {
 	format := c.String("format")
-	if err := checkFormat(format); err != nil {
-		return err
+	if format != "text" && format != "json" && format != "svg" {
+		return badInput("--format %q: expected text, json or svg", format)
 	}
 	kind := c.String("solver")
 	if kind != "exact" && kind != "greedy" {
@@ -82,9 +86,12 @@ func runPlan(c *cli.Context) error {
 	}
 	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes})
 	var buf bytes.Buffer
-	if format == "json" {
+	switch format {
+	case "json":
 		err = plan.WriteJSON(&buf, p)
-	} else {
+	case "svg":
+		err = plan.WriteSVG(&buf, p)
+	default:
 		err = plan.WriteText(&buf, p, plan.TextOptions{})
 	}
 	if err != nil {

@@ -1,7 +1,8 @@
 // Package plan turns a solve's result into a plan an operator can read
 // and a program can diff: Build makes the plan as data, WriteText renders
-// it like `terraform plan`, and WriteJSON writes the versioned
-// "poolsolve.plan/v1" document described in docs/plan-json.md.
+// it like `terraform plan`, WriteJSON writes the versioned
+// "poolsolve.plan/v1" document described in docs/plan-json.md, and
+// WriteSVG draws it as a picture (docs/plan-svg.md).
 //
 // A Plan says where each lane runs, with its residency and the memory it
 // draws per domain, and how full each domain gets against its admission

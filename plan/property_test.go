@@ -168,9 +168,9 @@ func TestRoutesMatchTheEvaluatorsCoverageAndSLOs(t *testing.T) {
 	}
 }
 
-// FuzzBuild checks on random pools and plans that Build and both
+// FuzzBuild checks on random pools and plans that Build and the three
 // renderings never panic, are deterministic, and write valid JSON that
-// carries the schema.
+// carries the schema and an SVG that parses.
 func FuzzBuild(f *testing.F) {
 	for _, seed := range []uint64{0, 1, 7, 42} {
 		f.Add(seed, uint8(3), uint8(5), false)
@@ -180,17 +180,17 @@ func FuzzBuild(f *testing.F) {
 		p := pooltest.Random(seed, 1+int(nodes%6), int(variants%10))
 		res := randomResult(p, rand.New(rand.NewPCG(seed, 11)))
 		res.Infeasible = infeasible
-		first := renderBoth(t, plan.Build(p, res, plan.Meta{Fleet: "fuzz"}))
+		first := renderAll(t, plan.Build(p, res, plan.Meta{Fleet: "fuzz"}))
 		q := pooltest.Random(seed, 1+int(nodes%6), int(variants%10))
 		again := randomResult(q, rand.New(rand.NewPCG(seed, 11)))
 		again.Infeasible = infeasible
-		if second := renderBoth(t, plan.Build(q, again, plan.Meta{Fleet: "fuzz"})); second != first {
+		if second := renderAll(t, plan.Build(q, again, plan.Meta{Fleet: "fuzz"})); second != first {
 			t.Fatalf("same inputs render differently:\n%s", lineDiff(first, second))
 		}
 	})
 }
 
-func renderBoth(t *testing.T, pl *plan.Plan) string {
+func renderAll(t *testing.T, pl *plan.Plan) string {
 	t.Helper()
 	var txt, js bytes.Buffer
 	if err := plan.WriteText(&txt, pl, plan.TextOptions{Color: true, Verbose: true}); err != nil {
@@ -206,7 +206,14 @@ func renderBoth(t *testing.T, pl *plan.Plan) string {
 	if !strings.HasPrefix(txt.String(), "poolsolve plan") {
 		t.Fatalf("text lacks the header:\n%s", txt.String())
 	}
-	return txt.String() + js.String()
+	svg := svgOf(t, pl)
+	pic := parseSVG(t, svg)
+	for _, n := range pl.Nodes {
+		if !strings.Contains(pic.all, n.ID) {
+			t.Fatalf("the SVG does not name node %s", n.ID)
+		}
+	}
+	return txt.String() + js.String() + string(svg)
 }
 
 // BenchmarkBuild builds and renders plans of random pools by size.
