@@ -49,11 +49,13 @@ func greedyFill(st *lsState, seed uint64) {
 
 	// Pins first, as auto unless a pin says otherwise: auto needs the
 	// least room, so pins that can hold together on their placements do.
+	// Every residency is offered (a keepWarm pin needs always, whatever
+	// the lane's demand).
 	for _, vi := range order {
 		if len(pr.vars[vi].pins) == 0 {
 			continue
 		}
-		opts := greedyOptions(st, vi, false)
+		opts := greedyOptions(st, vi, true)
 		slices.SortStableFunc(opts, func(a, b lsOption) int { return resIndex(b.r) - resIndex(a.r) })
 		for _, o := range opts {
 			if pr.pinBroken(vi, o) == 0 && st.fits(vi, o) {
