@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -37,11 +38,17 @@ func badInput(format string, args ...any) error {
 // Run runs poolsolve with args (args[0] is the program name) and returns
 // the exit code. It never calls os.Exit, so tests can drive it.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return RunSince(time.Now(), args, stdin, stdout, stderr)
+}
+
+// RunSince is Run for a process that started at start: a --time-limit
+// counts from then, reading the inputs included.
+func RunSince(start time.Time, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// Messages may quote what an input holds; they leave redacted.
 	raw := stderr
 	stderr = &redactingWriter{w: stderr}
 	app := newApp(stdin, stdout, stderr)
-	app.Metadata = map[string]any{rawStderrKey: raw}
+	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start}
 	err := app.Run(args)
 	if err == nil {
 		return ExitOK
@@ -50,6 +57,17 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "poolsolve: %s\n", msg)
 	}
 	return exitCode(err)
+}
+
+// startKey holds, in the app's Metadata, when the process started.
+const startKey = "start"
+
+// started is when the process started (or Run was called).
+func started(c *cli.Context) time.Time {
+	if t, ok := c.App.Metadata[startKey].(time.Time); ok {
+		return t
+	}
+	return time.Now()
 }
 
 func exitCode(err error) int {

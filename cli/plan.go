@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -76,11 +77,16 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	built := time.Now()
 	opts := solverOptions(c, in, kind)
 	progress, done := progressWriter(c)
 	opts.Progress = progress
 	res, err := solver.Solve(context.Background(), cat.Pool, opts)
 	done()
+	if errors.Is(err, solver.ErrNoPlan) {
+		return errorf("solve: %v: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
+			err, limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
+	}
 	if err != nil {
 		return errorf("solve: %v", err)
 	}
@@ -120,22 +126,38 @@ type silent struct{}
 
 func (silent) Error() string { return "" }
 
-func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
-	opts := solver.Options{Solver: kind, TimeLimit: 5 * time.Second}
+// limitOf is the time limit asked for: --time-limit, else pool.toml's
+// solver.timeLimit, else 5 s.
+func limitOf(c *cli.Context, in *fleet.Inputs) time.Duration {
+	if c.IsSet("time-limit") {
+		return c.Duration("time-limit")
+	}
 	if in.Policy != nil {
 		if d := time.Duration(in.Policy.Solver.TimeLimit); d > 0 {
-			opts.TimeLimit = d
+			return d
 		}
-		opts.Seed = in.Policy.Solver.Seed
 	}
-	if c.IsSet("time-limit") {
-		opts.TimeLimit = c.Duration("time-limit")
+	return solver.DefaultTimeLimit
+}
+
+func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
+	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in)}
+	if in.Policy != nil {
+		opts.Seed = in.Policy.Solver.Seed
 	}
 	if c.IsSet("seed") {
 		opts.Seed = c.Uint64("seed")
 	}
+	// The limit runs from process start: reading the inputs and building
+	// the pool have used part of it, and rendering the plan needs a little
+	// of what is left.
+	opts.TimeLimit = max(opts.TimeLimit-time.Since(started(c))-renderReserve(opts.TimeLimit), time.Millisecond)
 	return opts
 }
+
+// renderReserve is the part of a time limit kept for building, rendering
+// and writing the plan after the solve.
+func renderReserve(limit time.Duration) time.Duration { return min(limit/50, 100*time.Millisecond) }
 
 func fleetName(c *cli.Context) string {
 	if f := c.String("fleet"); f != "" {

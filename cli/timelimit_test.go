@@ -1,0 +1,60 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/benchmarks"
+)
+
+// TestEverySuiteSizeGetsAVerifiedPlanAtEveryTimeLimit generates a fleet
+// of every size in the bench suite for several seeds and plans each at
+// 1 s and 3 s: a plan must come back (exit 0 or 1) and `check` must find
+// it valid with the objective it states. The largest sizes are where the
+// greedy start once broke keepWarm pins and no plan came back.
+func TestEverySuiteSizeGetsAVerifiedPlanAtEveryTimeLimit(t *testing.T) {
+	sizes := []string{"3x10", "8x20", "8x30", "16x60", "24x60", "24x60-tight", "64x250", "256x1000", "256x1000-tight"}
+	seeds := []uint64{1, 2, 3}
+	if testing.Short() {
+		sizes, seeds = []string{"8x20", "24x60-tight"}, seeds[:1]
+	}
+	dir := t.TempDir()
+	for _, size := range sizes {
+		sz, err := benchmarks.ParseSize(size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, seed := range seeds {
+			data, err := benchmarks.Generate(sz.Spec(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			fleetFile := filepath.Join(dir, fmt.Sprintf("%s-%d.json", size, seed))
+			if err := os.WriteFile(fleetFile, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, limit := range []time.Duration{time.Second, 3 * time.Second} {
+				t.Run(fmt.Sprintf("%s/seed%d/%s", size, seed, limit), func(t *testing.T) {
+					planFile := filepath.Join(dir, "plan.json")
+					code, _, errOut := run(t, "plan", "--fleet", fleetFile, "--consider-installs", "--time-limit", limit.String(),
+						"--format", "json", "--quiet", "-o", planFile)
+					if code != ExitOK && code != ExitChanges {
+						t.Fatalf("plan exit %d; want 0 or 1\n%s", code, errOut)
+					}
+					code, out, errOut := run(t, "check", "--fleet", fleetFile, "--consider-installs", "--plan", planFile, "--format", "json")
+					var res checkResult
+					if err := json.Unmarshal([]byte(out), &res); err != nil {
+						t.Fatalf("check exit %d: %v\n%s%s", code, err, out, errOut)
+					}
+					if code != ExitOK || !res.Valid || res.Stated == nil || res.Objective != *res.Stated {
+						t.Fatalf("check exit %d: valid %v, objective %v, the plan states %v: %v", code, res.Valid, res.Objective, res.Stated, res.Violations)
+					}
+				})
+			}
+		}
+	}
+}
