@@ -18,9 +18,13 @@ var benchSizes = []struct {
 }{
 	{"3x10", false},
 	{"8x20", false},
+	{"8x30", false},
+	{"16x60", false},
+	{"24x60", false},
 	{"24x60-tight", false},
 	{"64x250", true},
 	{"256x1000", true},
+	{"256x1000-tight", true},
 }
 
 var (

@@ -26,7 +26,7 @@ func TestTheDefaultSuiteLoadsEveryInstance(t *testing.T) {
 			t.Errorf("%s: empty bundle or source", in.Name)
 		}
 	}
-	want := "spark-fleet 3x10 8x20 24x60-tight 64x250 256x1000"
+	want := "spark-fleet 3x10 8x20 8x30 16x60 24x60 24x60-tight 64x250 256x1000 256x1000-tight"
 	if got := strings.Join(names, " "); got != want {
 		t.Fatalf("suite = %s, want %s", got, want)
 	}
