@@ -746,10 +746,16 @@ func (st *lsState) restore(s []lsOption) {
 // (nor an invalid one when a is valid). The same pool, assignment and seed
 // give the same result when the deadline does not cut the search short.
 func Improve(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time) model.Assignment {
+	return improve(p, a, seed, deadline, lsStaleKicks)
+}
+
+// improve is Improve with the kick phase ending after stale kicks in a
+// row that do not improve.
+func improve(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
-	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline}
+	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale}
 	ls.run()
 	out := st.assignment()
 	after := eval.Check(p, out)
@@ -768,6 +774,9 @@ type lsSearch struct {
 	queued   []bool
 	stopped  bool
 	checks   int
+	// staleKicks ends the kick phase after that many kicks in a row
+	// fail to improve.
+	staleKicks int
 }
 
 // timeUp checks the clock every few dozen evaluations.
@@ -815,7 +824,7 @@ func (ls *lsSearch) run() {
 	ls.descend()
 	best, bestCost := st.snapshot(), st.total
 	stale := 0
-	for kick := 0; kick < lsMaxKicks && stale < lsStaleKicks && n > 0 && !ls.timeUp(); kick++ {
+	for kick := 0; kick < lsMaxKicks && stale < ls.staleKicks && n > 0 && !ls.timeUp(); kick++ {
 		ls.kick()
 		ls.descend()
 		switch {
