@@ -242,8 +242,8 @@ func (x *exact) level(i int, end time.Time) error {
 			return
 		}
 		lpAsked = true
-		if sr, ok := strongLP(x, i, ub-1, end); ok && sr.bound > lb {
-			lb, src = min(sr.bound, ub), "lp"
+		if sr, ok := strongLP(x, i, ub-1, end); ok && !sr.noLP && sr.bound > lb {
+			lb, src = min(sr.bound, ub), sr.source
 		} else if b, ok := lpBound(x, i, end); ok && b > lb {
 			lb, src = b, "lp"
 		}
@@ -283,8 +283,8 @@ func (x *exact) level(i int, end time.Time) error {
 		if ok {
 			sr = &r
 			tracef(x.run.start, "level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
-			if r.bound > lb && x.e.Exact {
-				lb, src = min(r.bound, ub), "lp"
+			if !r.noLP && r.bound > lb && x.e.Exact {
+				lb, src = min(r.bound, ub), r.source
 			}
 			if err := x.pollPB(pw, end, false, &lb, &ub, &src); err != nil {
 				return err
@@ -464,7 +464,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 	for *lb < *ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
 		fixes, knap, ok := sr.fixesFor(*ub - 1)
 		if !ok {
-			*lb, *src = *ub, "lp"
+			*lb, *src = *ub, sr.source
 			return nil
 		}
 		x.fixGen++

@@ -82,18 +82,49 @@ func (x *exact) solveLinear() error {
 		}
 		ub := x.obj[i]
 		if lb < ub && time.Now().Before(end) {
-			if r, ok := presolved(x, i, end); ok {
-				if pw := x.startPB(i, &r, ub-1, end); pw != nil {
-					err := x.pollPB(pw, end, true, &lb, &ub, &src)
-					pw.stop()
-					if err != nil {
-						return err
-					}
-				}
+			if err := x.linearLevel(i, end, &lb, &ub, &src); err != nil {
+				return err
 			}
 		}
 		x.settle(i, lb, x.obj[i], src)
 		lv.Elapsed = time.Since(now)
 	}
 	return nil
+}
+
+// linearLevel searches level i on the PB workers; at level 4 the
+// Lagrangian bound is computed beside them, and its reduced-cost
+// fixings restart the clause-learning worker.
+func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) error {
+	r, ok := presolved(x, i, end)
+	if !ok {
+		return nil
+	}
+	pw := x.startPB(i, &r, *ub-1, end)
+	if pw == nil {
+		return nil
+	}
+	defer pw.stop()
+	if i == 3 && x.e.Exact {
+		var pollErr error
+		stop := func() bool {
+			if pollErr == nil {
+				pollErr = x.pollPB(pw, end, false, lb, ub, src)
+			}
+			return pollErr != nil || *lb >= *ub
+		}
+		sr, ok := strongLPUnless(x, i, *ub-1, end, stop)
+		if pollErr != nil {
+			return pollErr
+		}
+		if ok && !sr.noLP {
+			if sr.bound > *lb {
+				*lb, *src = min(sr.bound, *ub), sr.source
+			}
+			if *lb < *ub && pw.alive() {
+				pw.withLP(&sr, *ub)
+			}
+		}
+	}
+	return x.pollPB(pw, end, true, lb, ub, src)
 }

@@ -448,6 +448,9 @@ type strongResult struct {
 	cuts   int
 	rel    *relaxation // the presolved rows and cuts, for the PB worker
 	noLP   bool        // the LP was too large: bound, lp and d are unset
+	// source names the bound: "lp" (the dense simplex) or "lagrangian"
+	// (the subgradient ascent, on models too large for the simplex).
+	source string
 }
 
 // rcScale is the capacity the reduced-cost knapsack is scaled to: larger
@@ -556,12 +559,29 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	r.substitute()
 	m, n := len(r.rows), len(r.vars)
 	offset := r.constant + x.e.Linear.Offsets[i]
-	if !withLP || m == 0 || m*(n+2*m) > lpMaxCells {
-		// Too large for the dense simplex: the presolved model alone,
-		// for the PB worker, with no bound and no reduced costs.
+	if traceOn {
+		tracef(x.traceStart(), "level %d presolved: %d rows, %d columns, %d nonzeros", i+1, m, n, r.nonzeros())
+	}
+	if !withLP || m == 0 || m*(n+2*m) > denseMaxCells {
+		// Too large for the dense simplex: the presolved model, for the
+		// PB worker, with the Lagrangian bound and reduced costs when
+		// asked for them, else with neither.
 		out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
 		out.noLP = true
 		out.bound, out.lp = math.MinInt64, math.Inf(-1)
+		if withLP && m > 0 {
+			lg := newLagrangian(r)
+			target := func() float64 { return float64(x.obj[i] - offset) }
+			res, ok := lg.ascend(r, float64(cutoff-offset+1)-1e-6, target, deadline, stop)
+			tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
+				i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
+			if ok {
+				out.noLP, out.source = false, "lagrangian"
+				out.lp, out.mag, out.d = res.bound, res.mag, res.d
+				out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
+				out.rounds = 1
+			}
+		}
 		return out, true
 	}
 	var start []bool
@@ -620,7 +640,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, false
 	}
 	out.bound = int64(math.Ceil(best-1e-6)) + offset
-	out.lp, out.offset, out.vars, out.rel = best, offset, r.vars, r
+	out.lp, out.offset, out.vars, out.rel, out.source = best, offset, r.vars, r, "lp"
 	out.d, out.mag = reducedCosts(bestPr, bestY)
 	out.pre = r.fixed()
 	for j := range r.vars {
@@ -630,6 +650,20 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	}
 	return out, true
 }
+
+// nonzeros counts the rows' coefficients.
+func (r *relaxation) nonzeros() int {
+	nz := 0
+	for _, w := range r.rows {
+		nz += len(w.idx)
+	}
+	return nz
+}
+
+// denseMaxCells caps the dense simplex's tableau in relax; past it the
+// Lagrangian ascent bounds the level (a variable so that tests can send
+// small models that way too).
+var denseMaxCells = lpMaxCells
 
 // fixed is presolve's fixings as literals: they hold in every plan.
 func (r *relaxation) fixed() []z.Lit {

@@ -162,6 +162,23 @@ func TestPropagationFixesOnlyWhatEveryIntegerPointAgreesOn(t *testing.T) {
 // reduced-cost knapsack that fixesFor gives at its value: they are
 // implied by "level 4 <= optimum" and must not cut the optimum off.
 func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		cells int
+	}{
+		{"by the dense simplex", lpMaxCells},
+		{"by the Lagrangian ascent with cover cuts", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			saved := denseMaxCells
+			denseMaxCells = tc.cells
+			defer func() { denseMaxCells = saved }()
+			strongBoundKeepsTheOptimum(t)
+		})
+	}
+}
+
+func strongBoundKeepsTheOptimum(t *testing.T) {
 	checked, fixed := 0, 0
 	for seed := uint64(1); seed <= 16; seed++ {
 		nodes, variants := 2+int(seed%4), 4+int(seed%9)
@@ -181,6 +198,9 @@ func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 			continue
 		}
 		checked++
+		if sr.noLP {
+			t.Errorf("pool %d (%dx%d): no bound", seed, nodes, variants)
+		}
 		if !sr.noLP && sr.bound > opt {
 			t.Errorf("pool %d (%dx%d): strengthened LP bound %d above the optimum %d", seed, nodes, variants, sr.bound, opt)
 		}

@@ -19,3 +19,12 @@ func tracef(start time.Time, format string, args ...any) {
 	}
 	fmt.Fprintf(os.Stderr, "trace %8.3fs "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
 }
+
+// traceStart is the run's start, for traces of parts built without a run
+// (tests).
+func (x *exact) traceStart() time.Time {
+	if x.run == nil {
+		return time.Now()
+	}
+	return x.run.start
+}

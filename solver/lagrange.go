@@ -1,0 +1,347 @@
+package solver
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+)
+
+// The Lagrangian bound, for presolved models too large for the dense
+// simplex (64x250 has 5,000 rows by 5,000 columns, 256x1000 53,000 by
+// 43,000; the tableau would be 10^8 to 10^9 cells).
+//
+// Disjoint rows Σ x_j <= 1 and Σ x_j = 1 (a variant's options, a
+// source's routes) stay as groups; every other row r, as a_r·x <= b_r
+// (or =), is moved into the objective with a multiplier u_r (>= 0 on <=
+// rows, free on = rows):
+//
+//	L(u) = −u·b + Σ_groups min_{j∈G} d_j (or min(0, ·) for <= 1)
+//	            + Σ_{j ungrouped} min(0, d_j),     d = c + uA.
+//
+// Every feasible x meets u·(Ax − b) <= 0 and its groups, so c·x >= L(u)
+// for ANY such u: the bound is valid wherever the ascent stops, and is
+// recomputed with a rounding margin as lagrangeBound does. Since the
+// groups' polytope is integral, max_u L(u) is the LP bound of the same
+// rows. The ascent is the subgradient method with Polyak steps toward the
+// incumbent (Held, Wolfe, Crowder 1974; Fisher 1981), its factor halved
+// when the bound stalls.
+//
+// Reduced costs for fixing: for x feasible, c·x >= L + Σ_j (d_j − m_G)·x_j
+// over grouped columns (m_G the group's minimum, or min(0, ·)) plus
+// Σ_j |d_j|·dev_j over the others, dropping a nonnegative term for a
+// group left empty. So d'_j = d_j − m_G (never negative) plays the role
+// of the LP's reduced cost in strongResult.fixesFor.
+
+// lgRow is Σ val·x[idx] <= rhs, or = rhs when eq.
+type lgRow struct {
+	idx []int
+	val []float64
+	rhs float64
+	eq  bool
+}
+
+type lagrangian struct {
+	c      []float64
+	rows   []lgRow
+	groups [][]int // kept rows: at most one column (exactly one when exact)
+	exact  []bool
+	inGrp  []int // column's group, or −1
+	free   []bool
+}
+
+// newLagrangian splits r's rows into groups and relaxed rows.
+func newLagrangian(r *relaxation) *lagrangian {
+	n := len(r.vars)
+	lg := &lagrangian{c: make([]float64, n), inGrp: make([]int, n), free: make([]bool, n)}
+	for j := range n {
+		lg.c[j] = float64(r.c[j])
+		lg.inGrp[j] = -1
+		lg.free[j] = r.lo[j] != r.hi[j]
+	}
+	// Equalities first: a source's exactly-one is the stronger group.
+	order := make([]int, len(r.rows))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		ea, eb := r.rows[a].op == encode.EQ, r.rows[b].op == encode.EQ
+		switch {
+		case ea && !eb:
+			return -1
+		case eb && !ea:
+			return 1
+		}
+		return 0
+	})
+	for _, k := range order {
+		w := r.rows[k]
+		if g, exact, ok := groupRow(w); ok && lg.disjoint(g) {
+			for _, j := range g {
+				lg.inGrp[j] = len(lg.groups)
+			}
+			lg.groups = append(lg.groups, g)
+			lg.exact = append(lg.exact, exact)
+			continue
+		}
+		lg.addRow(w)
+	}
+	return lg
+}
+
+// addRow relaxes w, scaled so that its largest coefficient is 1: memory
+// rows in units would otherwise dwarf every other row's subgradient.
+func (lg *lagrangian) addRow(w irow) {
+	row := lgRow{idx: w.idx, val: make([]float64, len(w.val)), rhs: float64(w.rhs), eq: w.op == encode.EQ}
+	for t, v := range w.val {
+		row.val[t] = float64(v)
+	}
+	sign := 1.0
+	if w.op == encode.GE {
+		sign = -1
+	}
+	var big float64
+	for _, v := range row.val {
+		big = math.Max(big, math.Abs(v))
+	}
+	for t := range row.val {
+		row.val[t] *= sign / big
+	}
+	row.rhs *= sign / big
+	lg.rows = append(lg.rows, row)
+}
+
+// groupRow reports whether w is Σ x_j <= 1 or Σ x_j = 1 over free
+// columns (either sign written), and its columns.
+func groupRow(w irow) ([]int, bool, bool) {
+	if len(w.idx) < 2 {
+		return nil, false, false
+	}
+	s := w.val[0]
+	if s != 1 && s != -1 {
+		return nil, false, false
+	}
+	for _, v := range w.val {
+		if v != s {
+			return nil, false, false
+		}
+	}
+	switch {
+	case w.op == encode.EQ && w.rhs == s:
+		return w.idx, true, true
+	case w.op == encode.LE && s == 1 && w.rhs == 1, w.op == encode.GE && s == -1 && w.rhs == -1:
+		return w.idx, false, true
+	}
+	return nil, false, false
+}
+
+func (lg *lagrangian) disjoint(g []int) bool {
+	for _, j := range g {
+		if lg.inGrp[j] >= 0 || !lg.free[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// eval computes d = c + uA, the subproblem's minimiser into x, and L(u)
+// with the magnitude of its terms (for the rounding margin).
+func (lg *lagrangian) eval(u, d []float64, x []bool) (float64, float64) {
+	copy(d, lg.c)
+	var val, mag float64
+	for _, cj := range lg.c {
+		mag += math.Abs(cj)
+	}
+	for ri := range lg.rows {
+		ur := u[ri]
+		if ur == 0 {
+			continue
+		}
+		w := &lg.rows[ri]
+		val -= ur * w.rhs
+		mag += math.Abs(ur * w.rhs)
+		for k, j := range w.idx {
+			t := ur * w.val[k]
+			d[j] += t
+			mag += math.Abs(t)
+		}
+	}
+	for j := range x {
+		x[j] = false
+		if lg.free[j] && lg.inGrp[j] < 0 && d[j] < 0 {
+			x[j] = true
+			val += d[j]
+		}
+	}
+	for gi, g := range lg.groups {
+		best := -1
+		for _, j := range g {
+			if best < 0 || d[j] < d[best] {
+				best = j
+			}
+		}
+		if lg.exact[gi] || d[best] < 0 {
+			x[best] = true
+			val += d[best]
+		}
+	}
+	return val, mag
+}
+
+// reduced returns d' (see above): d_j less its group's minimum for
+// grouped columns, d_j for the others, 0 for fixed ones.
+func (lg *lagrangian) reduced(d []float64) []float64 {
+	out := slices.Clone(d)
+	for gi, g := range lg.groups {
+		m := math.Inf(1)
+		for _, j := range g {
+			m = min(m, d[j])
+		}
+		if !lg.exact[gi] {
+			m = min(m, 0)
+		}
+		for _, j := range g {
+			out[j] = d[j] - m
+		}
+	}
+	for j := range out {
+		if !lg.free[j] {
+			out[j] = 0
+		}
+	}
+	return out
+}
+
+// lgResult is the best point of an ascent.
+type lgResult struct {
+	bound float64 // L(u) less its rounding margin: valid for every plan
+	mag   float64
+	d     []float64 // d' at the best u
+	iters int
+	cuts  int
+}
+
+// ascend runs the subgradient method, with relax-and-cut: a running
+// average of the subproblem's minimisers (the volume algorithm's primal
+// estimate, Barahona and Anbil 2000) is separated for lifted cover cuts
+// of the rows (relax.go), which join the relaxed rows with multiplier 0.
+// Cuts hold for every 0/1 point of their row, so the bound stays valid. until deadline, stop, a bound of at
+// least target (nothing better than the incumbent exists), or a step
+// factor too small to move.
+// target is asked again as the search improves the incumbent.
+func (lg *lagrangian) ascend(r *relaxation, proves float64, target func() float64, deadline time.Time, stop func() bool) (lgResult, bool) {
+	n := len(lg.c)
+	avg := make([]float64, n)
+	seen := map[string]bool{} // cuts already added
+	u := make([]float64, len(lg.rows))
+	d := make([]float64, n)
+	x := make([]bool, n)
+	s := make([]float64, len(lg.rows))
+	best := lgResult{bound: math.Inf(-1)}
+	var bestD []float64
+	theta, stale := 1.0, 0
+	for it := 0; ; it++ {
+		if it%8 == 0 && (time.Now().After(deadline) || stop != nil && stop()) {
+			break
+		}
+		val, mag := lg.eval(u, d, x)
+		if math.IsNaN(val) || math.IsInf(val, 0) {
+			break
+		}
+		best.iters = it + 1
+		if b := val - 1e-9*mag; bestD == nil || b > best.bound+1e-9*math.Abs(best.bound) {
+			best.bound, best.mag = b, mag
+			bestD = slices.Clone(d)
+			stale = 0
+		} else if stale++; stale >= lgStale {
+			theta, stale = theta/2, 0
+			if theta < lgMinTheta {
+				break
+			}
+		}
+		if best.bound >= proves {
+			break
+		}
+		for j, v := range x {
+			xv := 0.0
+			if v {
+				xv = 1
+			}
+			avg[j] += lgAverage * (xv - avg[j])
+		}
+		if r != nil && it > 0 && it%lgCutEvery == 0 && best.cuts < lgMaxCuts {
+			cuts := r.separate(avg, lgCutsPerRound)
+			cuts = slices.DeleteFunc(cuts, func(w irow) bool {
+				k := fmt.Sprint(w.idx, w.val, w.rhs)
+				if seen[k] {
+					return true
+				}
+				seen[k] = true
+				return false
+			})
+			for _, w := range cuts {
+				r.rows = append(r.rows, w)
+				lg.addRow(w)
+				u, s = append(u, 0), append(s, 0)
+				best.cuts++
+			}
+			if len(cuts) > 0 {
+				theta = max(theta, lgCutTheta)
+			}
+		}
+		// Subgradient s = Ax − b, projected: a <= row at u = 0 with
+		// s < 0 cannot move.
+		var norm float64
+		for ri := range lg.rows {
+			w := &lg.rows[ri]
+			v := -w.rhs
+			for k, j := range w.idx {
+				if x[j] {
+					v += w.val[k]
+				}
+			}
+			if !w.eq && u[ri] == 0 && v < 0 {
+				v = 0
+			}
+			s[ri] = v
+			norm += v * v
+		}
+		if norm == 0 {
+			// x is feasible for every relaxed row with complementary
+			// multipliers: L(u) is the optimum of the relaxation.
+			break
+		}
+		tg := min(target(), proves)
+		gapT := math.Max(tg-val, 1e-6*math.Max(1, math.Abs(tg)))
+		t := theta * gapT / norm
+		for ri := range u {
+			u[ri] += t * s[ri]
+			if !lg.rows[ri].eq && u[ri] < 0 {
+				u[ri] = 0
+			}
+		}
+	}
+	if bestD == nil {
+		return best, false
+	}
+	best.d = lg.reduced(bestD)
+	return best, true
+}
+
+const (
+	// lgAverage weighs the newest minimiser in the primal average.
+	lgAverage = 0.05
+	// Cuts are separated every lgCutEvery steps, lgCutsPerRound at a
+	// time, lgMaxCuts in all; the step factor is raised to lgCutTheta
+	// so that the new multipliers can grow.
+	lgCutEvery     = 200
+	lgCutsPerRound = 200
+	lgMaxCuts      = 12000
+	lgCutTheta     = 0.1
+	// lgStale iterations without a better bound halve the step factor.
+	lgStale = 60
+	// lgMinTheta ends the ascent: steps are too short to matter.
+	lgMinTheta = 1e-6
+)
