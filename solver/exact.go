@@ -54,6 +54,19 @@ type exact struct {
 	calls    int
 	at       int    // the level being solved, for progress
 	fixGen   uint64 // generation of the reduced-cost fixes in the diagram
+	// canon is the canonical re-solve handed ahead to level 4's workers.
+	canon *canonAhead
+}
+
+// levelsProved reports whether the levels before i are proved: only then
+// can a canonical re-solve follow.
+func (x *exact) levelsProved(i int) bool {
+	for _, l := range x.levels[:i] {
+		if l.Status != Optimal {
+			return false
+		}
+	}
+	return true
 }
 
 // The encoding must be done by encodeBy (the run's deadline at the

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"sort"
+	"sync/atomic"
 	"time"
 
 	pbs "github.com/crillab/gophersat/solver"
@@ -70,6 +71,12 @@ type pbJob struct {
 	CuttingPlanes bool
 	// First stops after the first model (the canonical re-solve).
 	First bool
+	// Canon, when set, is the canonical re-solve's job (canonicalJob),
+	// run by the worker when its own search ends with a model: its last
+	// row, the objective bound, gets RHS = that model's value + CanonShift.
+	// It saves a process start when the proof is the worker's.
+	Canon      *pbJob
+	CanonShift int64
 }
 
 // pbAnswer is one streamed message: a model and its objective, or the
@@ -79,6 +86,8 @@ type pbAnswer struct {
 	Value int64
 	Model []bool
 	Done  bool
+	// Canonical marks the canonical job's model, sent after Done.
+	Canonical bool
 }
 
 // pbServe runs one job from r and streams answers to w.
@@ -89,6 +98,36 @@ func pbServe(r io.Reader, w io.Writer) error {
 	}
 	bw := bufio.NewWriter(w)
 	enc := gob.NewEncoder(bw)
+	send := func(a pbAnswer) error {
+		if err := enc.Encode(a); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	last, got, err := pbSolve(&job, send)
+	if err != nil {
+		return err
+	}
+	if job.First {
+		return nil
+	}
+	if err := send(pbAnswer{Done: true}); err != nil {
+		return err
+	}
+	if c := job.Canon; c != nil && got {
+		c.Rows[len(c.Rows)-1].RHS = last + job.CanonShift
+		c.First = true
+		_, _, err = pbSolve(c, func(a pbAnswer) error {
+			a.Canonical = true
+			return send(a)
+		})
+	}
+	return err
+}
+
+// pbSolve runs job's search, sending each better model (only the first
+// when job.First); it returns the last model's value.
+func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err error) {
 	var cs []pbs.PBConstr
 	lits := func(row pbRow) ([]int, []int) {
 		ls := make([]int, len(row.Cols))
@@ -143,20 +182,16 @@ func pbServe(r io.Reader, w io.Writer) error {
 		for c := range m {
 			m[c] = c < len(res.Model) && res.Model[c]
 		}
-		if err := enc.Encode(pbAnswer{Value: int64(res.Weight) + constant, Model: m}); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return err
+		last, got = int64(res.Weight)+constant, true
+		if err := send(pbAnswer{Value: last, Model: m}); err != nil {
+			return last, got, err
 		}
 		if job.First {
-			return nil
+			// Drain the search in the background: the process ends.
+			return last, got, nil
 		}
 	}
-	if err := enc.Encode(pbAnswer{Done: true}); err != nil {
-		return err
-	}
-	return bw.Flush()
+	return last, got, nil
 }
 
 // pbRun is a running worker.
@@ -215,7 +250,8 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out ch
 			case out <- pbMsg{id, a}:
 			case <-cctx.Done():
 			}
-			if a.Done || cctx.Err() != nil {
+			// After Done comes the canonical model, when the job has one.
+			if (a.Done && job.Canon == nil) || a.Canonical || cctx.Err() != nil {
 				break
 			}
 		}
@@ -328,6 +364,11 @@ type pbJobState struct {
 func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *pbLevel {
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pbMsg, 256),
 		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
+	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
+		if job, r, off, ok := x.canonicalJob(); ok {
+			x.canon = &canonAhead{job: job, rel: r, offset: off}
+		}
+	}
 	w.cdcl = w.launch(cutoff, false)
 	w.launch(cutoff, true)
 	if len(w.runs) == 0 {
@@ -344,6 +385,9 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	}
 	job := pbJobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))
 	job.CuttingPlanes = cp
+	if c := w.x.canon; w.level == 3 && c != nil {
+		job.Canon, job.CanonShift = c.job, w.sr.offset-c.offset
+	}
 	id := w.next
 	w.next++
 	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, len(fixes), len(knap))
@@ -418,8 +462,14 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 		js := w.jobs[m.id]
 		a := m.a
 		tracef(x.run.start, "pb %d (cutoff %d): done=%v value=%d", m.id, js.cutoff, a.Done, a.Value+w.sr.offset)
+		if a.Canonical {
+			continue // a late canonical model, after the level ended
+		}
 		if a.Done {
 			if run := w.runs[m.id]; run != nil {
+				if js.got && x.e.Exact && x.canon != nil && w.level == 3 {
+					x.awaitCanon(w, m.id)
+				}
 				run.stop()
 				delete(w.runs, m.id)
 			}
@@ -461,6 +511,35 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 	return nil
 }
 
+// awaitCanon takes worker id's canonical model, sent right after its
+// Done, before the worker is stopped; other workers' answers meanwhile
+// are dropped (the level is proved).
+func (x *exact) awaitCanon(w *pbLevel, id int) {
+	run := w.runs[id]
+	t := time.NewTimer(time.Until(x.run.deadline))
+	defer t.Stop()
+	for {
+		select {
+		case m := <-w.out:
+			if m.id == id && m.a.Canonical {
+				x.canon.model = m.a.Model
+				return
+			}
+		case <-run.done:
+			select {
+			case m := <-w.out:
+				if m.id == id && m.a.Canonical {
+					x.canon.model = m.a.Model
+				}
+			default:
+			}
+			return
+		case <-t.C:
+			return
+		}
+	}
+}
+
 // withLP moves the portfolio to the LP's model: its reduced-cost
 // fixings and knapsack from now on, with a clause-learning worker on
 // them below ub.
@@ -489,14 +568,14 @@ func (w *pbLevel) improved(ub int64) {
 // depend on the search) with every level at its optimum. The worker is
 // deterministic, so the model is a function of the pool alone.
 func (x *exact) canonicalPB() (model.Assignment, bool) {
-	r := newRelaxation(x, 3)
-	r.propagate(x.run.deadline)
-	if r.dead {
+	if a, ok := x.canon.plan(x); ok {
+		canonAheadUsed.Add(1)
+		return a, true // the proving worker re-solved it already
+	}
+	job, r, _, ok := x.canonicalJob()
+	if !ok {
 		return model.Assignment{}, false
 	}
-	r.substitute()
-	job := pbJobFor(r, x.obj[3], r.constant+x.e.Linear.Offsets[3], nil)
-	job.First, job.CuttingPlanes = true, true
 	out := make(chan pbMsg, 4)
 	run, err := startPB(x.run.ctx, x.run.deadline, job, 0, out)
 	if err != nil {
@@ -516,10 +595,55 @@ func (x *exact) canonicalPB() (model.Assignment, bool) {
 	if m.a.Done {
 		return model.Assignment{}, false
 	}
-	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m.a.Model)))
+	return x.canonicalPlan(r, m.a.Model)
+}
+
+// canonicalJob is the canonical re-solve's job: the presolved level-4
+// model with every level at the incumbent's values, the first model of
+// the cutting-planes search; its relaxation and objective offset.
+func (x *exact) canonicalJob() (*pbJob, *relaxation, int64, bool) {
+	r := newRelaxation(x, 3)
+	r.propagate(x.run.deadline)
+	if r.dead {
+		return nil, nil, 0, false
+	}
+	r.substitute()
+	offset := r.constant + x.e.Linear.Offsets[3]
+	job := pbJobFor(r, x.obj[3], offset, nil)
+	job.First, job.CuttingPlanes = true, true
+	return job, r, offset, true
+}
+
+func (x *exact) canonicalPlan(r *relaxation, m []bool) (model.Assignment, bool) {
+	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m)))
 	rep := x.chk.Check(a)
 	return a, rep.Valid && rep.Objective == x.obj
 }
+
+// canonAhead is a canonical job handed to the level-4 workers, and the
+// model one of them sent for it.
+type canonAhead struct {
+	job    *pbJob
+	rel    *relaxation
+	offset int64
+	model  []bool
+}
+
+// plan is the canonical plan a worker sent, when it is worth the
+// incumbent's objective.
+func (c *canonAhead) plan(x *exact) (model.Assignment, bool) {
+	if c == nil || c.model == nil {
+		return model.Assignment{}, false
+	}
+	return x.canonicalPlan(c.rel, c.model)
+}
+
+// canonAheadMaxVars bounds the parts whose level-4 workers carry the
+// canonical job: building it is a second presolve.
+var canonAheadMaxVars = 20000
+
+// canonAheadUsed counts canonical plans a proving worker gave (tests).
+var canonAheadUsed atomic.Int64
 
 // newJobWriter returns a function that sends a job to w and closes it,
 // as startPB does to a worker's stdin.

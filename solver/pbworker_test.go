@@ -2,12 +2,14 @@ package solver
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // knapsackJob is: maximise 6a + 5b + 4c + 3d (as minimise the negation)
@@ -153,5 +155,41 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 	}
 	if byPB == 0 {
 		t.Errorf("no level 4 was proved by the PB worker: the test does not reach it")
+	}
+}
+
+// TestTheCanonicalPlanIsTheSameWhoeverSolvesIt: the proving worker's own
+// canonical re-solve and a fresh worker's must give the same plan, or a
+// plan would depend on which of them the clock picked.
+func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves 8x20 pools")
+	}
+	solve := func(p *model.Pool, ahead int) *Result {
+		saved := canonAheadMaxVars
+		canonAheadMaxVars = ahead
+		defer func() { canonAheadMaxVars = saved }()
+		res, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	compared, before := 0, canonAheadUsed.Load()
+	for seed := uint64(1); seed <= 6; seed++ {
+		p := pooltest.Random(seed, 12, 40)
+		ahead, fresh := solve(p, 1<<30), solve(p, 0)
+		if ahead.Infeasible || !allProved(ahead.Levels[3]) || !allProved(fresh.Levels[3]) {
+			continue
+		}
+		compared++
+		a, _ := json.Marshal(ahead.Assignment)
+		b, _ := json.Marshal(fresh.Assignment)
+		if string(a) != string(b) {
+			t.Errorf("pool %d: the worker's canonical plan differs from a fresh worker's", seed)
+		}
+	}
+	if compared == 0 || canonAheadUsed.Load() == before {
+		t.Errorf("%d pools compared, %d canonical plans from a proving worker: the test compares nothing", compared, canonAheadUsed.Load()-before)
 	}
 }
