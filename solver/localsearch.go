@@ -261,15 +261,6 @@ func newLSProblem(p *model.Pool) *lsProblem {
 		}
 		return canRun[m]
 	}
-	cold := func(r model.Residency) float64 {
-		switch r {
-		case model.Preferred:
-			return s.ColdFractionPreferred
-		case model.Auto:
-			return s.ColdFractionAuto
-		}
-		return 0
-	}
 	names := map[string]bool{}
 	addSource := func(name string, alias *model.Alias, demand float64, cands []string) {
 		if names[name] {
@@ -282,7 +273,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 		cur, hasCur := curRoute[name]
 		cost := func(m string, ft, total float64) lsCost {
 			var c lsCost
-			if isAlias && alias.SLO != nil && (alias.SLO.FirstTokenMs > 0 && ft > alias.SLO.FirstTokenMs || alias.SLO.TotalMs > 0 && total > alias.SLO.TotalMs) {
+			if isAlias && alias.SLO.Breaks(ft, total) {
 				c[3] = 1
 			}
 			c[4] = eval.Units(demand * ft / unit)
@@ -300,14 +291,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 				if !s.ExternalAllowed {
 					continue
 				}
-				ft := mm.Perf.FirstTokenMs
-				if ft == 0 {
-					ft = s.ExternalFirstTokenMs
-				}
-				total := mm.Perf.TotalMs
-				if total == 0 {
-					total = ft
-				}
+				ft, total := s.ExpectedExternal(mm)
 				c := cost(m, ft, total)
 				if l2 {
 					c[2] = 1
@@ -319,12 +303,7 @@ func newLSProblem(p *model.Pool) *lsProblem {
 				v := &p.Variants[vi]
 				o := lsRouteOpt{model: m, v: vi}
 				for ri, r := range model.Residencies {
-					c := cold(r) * v.LoadTimeMs
-					ft := v.Perf.FirstTokenMs + c
-					total := ft
-					if v.Perf.TotalMs != 0 {
-						total = v.Perf.TotalMs + c
-					}
+					ft, total := s.Expected(v, r)
 					o.cost[ri] = cost(m, ft, total)
 				}
 				src.opts = append(src.opts, o)
