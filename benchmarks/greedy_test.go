@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/poolsolve/poolsolve/eval"
-	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // TestGreedyHoldsEveryPinOfTheLargestFleets: the greedy start is the
@@ -31,7 +31,7 @@ func TestGreedyHoldsEveryPinOfTheLargestFleets(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				rep := eval.Check(p, solver.Greedy(p, seed))
+				rep := eval.Check(p, localsearch.Greedy(p, seed))
 				if !rep.Valid {
 					t.Fatalf("greedy plan breaks %d rules, first: %v", len(rep.Violations), rep.Violations[0])
 				}

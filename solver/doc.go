@@ -12,9 +12,10 @@
 //
 // # Pipeline
 //
-//  1. Warm start: Greedy and Improve (greedy.go, localsearch.go) within
-//     5% of the time; a plan still invalid then (on big pools, typically
-//     a keepWarm pin) gets more rounds of Improve, up to half the time,
+//  1. Warm start: package localsearch's Greedy and Improve (10 stale
+//     kicks, not 60: it is only the first incumbent) within 5% of the
+//     time; a plan still invalid then (typically a pin) gets more rounds
+//     of Improve, up to half the time,
 //     while each round repairs something. With Options.Solver "greedy"
 //     that plan is the result (levels heuristic, or optimal where the
 //     trivial bound meets them).

@@ -233,6 +233,35 @@ func (x *exact) solve() error {
 		}
 		x.levels[i].Elapsed = time.Since(now)
 	}
+	return x.syncLevels()
+}
+
+// syncLevels gives every settled level the incumbent's value. A plan
+// found at a later level is lexicographically better, but may differ at
+// an earlier level that was only bounded: the rows freezing it cap it at
+// its value, they do not fix it (a PB model at level 3 may have fewer
+// external routes than level 2's search found; 256x1000-tight once
+// failed its final check so). Each bound stays valid, since a level's
+// lower bound holds for every plan under the earlier freezes, and the
+// incumbent meets them; a value below a bound is a bug.
+func (x *exact) syncLevels() error {
+	for k := range x.levels {
+		lv := &x.levels[k]
+		if lv.Index == 0 || lv.Value == x.obj[k] {
+			continue
+		}
+		if x.obj[k] < lv.LowerBound {
+			return fmt.Errorf("%w: level %d has a plan of %d below its bound %d (%s)", ErrMismatch, k+1, x.obj[k], lv.LowerBound, lv.BoundSource)
+		}
+		lv.Value = x.obj[k]
+		switch {
+		case lv.LowerBound >= lv.Value:
+			lv.Status = Optimal
+		case lv.Status == Optimal:
+			lv.Status = Bounded
+		}
+		lv.Gap = gap(lv.Value, lv.LowerBound)
+	}
 	return nil
 }
 

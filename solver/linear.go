@@ -6,6 +6,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // A part too large for gini's memory diagrams (256 nodes × 1,000
@@ -89,7 +90,7 @@ func (x *exact) solveLinear() error {
 		x.settle(i, lb, x.obj[i], src)
 		lv.Elapsed = time.Since(now)
 	}
-	return nil
+	return x.syncLevels()
 }
 
 // linearLevel searches level i on the PB workers; at level 4 the
@@ -146,7 +147,7 @@ func (x *exact) polish(end time.Time, lb, ub *int64) error {
 	if *lb >= *ub || !time.Now().Before(end) || x.best.Lanes == nil {
 		return nil
 	}
-	a := improve(x.p, x.best, x.rng.Uint64(), end, lsStaleKicks)
+	a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
 	fromWarm := x.fromWarm
 	ok, err := x.accept(a, false)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"sort"
-	"sync/atomic"
 	"time"
 
 	pbs "github.com/crillab/gophersat/solver"
@@ -569,7 +568,6 @@ func (w *pbLevel) improved(ub int64) {
 // deterministic, so the model is a function of the pool alone.
 func (x *exact) canonicalPB() (model.Assignment, bool) {
 	if a, ok := x.canon.plan(x); ok {
-		canonAheadUsed.Add(1)
 		return a, true // the proving worker re-solved it already
 	}
 	job, r, _, ok := x.canonicalJob()
@@ -640,10 +638,7 @@ func (c *canonAhead) plan(x *exact) (model.Assignment, bool) {
 
 // canonAheadMaxVars bounds the parts whose level-4 workers carry the
 // canonical job: building it is a second presolve.
-var canonAheadMaxVars = 20000
-
-// canonAheadUsed counts canonical plans a proving worker gave (tests).
-var canonAheadUsed atomic.Int64
+const canonAheadMaxVars = 20000
 
 // newJobWriter returns a function that sends a job to w and closes it,
 // as startPB does to a worker's stdin.

@@ -1,15 +1,16 @@
 package solver
 
 import (
+	"bytes"
 	"context"
-	"encoding/json"
+	"encoding/gob"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/poolsolve/poolsolve/internal/pooltest"
-	"github.com/poolsolve/poolsolve/model"
 )
 
 // knapsackJob is: maximise 6a + 5b + 4c + 3d (as minimise the negation)
@@ -158,38 +159,61 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 	}
 }
 
-// TestTheCanonicalPlanIsTheSameWhoeverSolvesIt: the proving worker's own
-// canonical re-solve and a fresh worker's must give the same plan, or a
-// plan would depend on which of them the clock picked.
+// TestTheCanonicalPlanIsTheSameWhoeverSolvesIt: the model a level-4
+// worker sends for its canonical job after its own search must be the
+// one a fresh worker gives for canonicalize's job, or a plan would depend
+// on which of them the clock picked.
 func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("solves 8x20 pools")
-	}
-	solve := func(p *model.Pool, ahead int) *Result {
-		saved := canonAheadMaxVars
-		canonAheadMaxVars = ahead
-		defer func() { canonAheadMaxVars = saved }()
-		res, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+	serve := func(job *pbJob) []pbAnswer {
+		var in, out bytes.Buffer
+		if err := gob.NewEncoder(&in).Encode(job); err != nil {
+			t.Fatal(err)
+		}
+		if err := pbServe(&in, &out); err != nil {
+			t.Fatal(err)
+		}
+		as, err := readAnswers(&out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		return res
+		return as
 	}
-	compared, before := 0, canonAheadUsed.Load()
-	for seed := uint64(1); seed <= 6; seed++ {
-		p := pooltest.Random(seed, 12, 40)
-		ahead, fresh := solve(p, 1<<30), solve(p, 0)
-		if ahead.Infeasible || !allProved(ahead.Levels[3]) || !allProved(fresh.Levels[3]) {
+	compared := 0
+	for seed := uint64(1); seed <= 8; seed++ {
+		// 12x40: smaller pools have one optimal plan, which any job finds.
+		x, res := lpFixture(t, seed, 12, 40, 10*time.Second)
+		if res.Infeasible || !allOptimal(res) {
 			continue
 		}
+		x.run = &run{ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
+		fresh, r, offset, ok := x.canonicalJob()
+		if !ok {
+			t.Fatalf("pool %d: no canonical job", seed)
+		}
+		want := serve(fresh)
+		canon, _, _, _ := x.canonicalJob()
+		job := pbJobFor(r, res.Objective[3], offset, nil)
+		job.Canon = canon
+		got := serve(job)
+		if len(want) != 1 || len(got) < 3 || !got[len(got)-2].Done || !got[len(got)-1].Canonical {
+			t.Fatalf("pool %d: %d answers for the canonical job, %d for the worker's (want one; models, Done, canonical)", seed, len(want), len(got))
+		}
 		compared++
-		a, _ := json.Marshal(ahead.Assignment)
-		b, _ := json.Marshal(fresh.Assignment)
-		if string(a) != string(b) {
-			t.Errorf("pool %d: the worker's canonical plan differs from a fresh worker's", seed)
+		if !slices.Equal(want[0].Model, got[len(got)-1].Model) {
+			t.Errorf("pool %d: the worker's canonical model differs from a fresh worker's", seed)
 		}
 	}
-	if compared == 0 || canonAheadUsed.Load() == before {
-		t.Errorf("%d pools compared, %d canonical plans from a proving worker: the test compares nothing", compared, canonAheadUsed.Load()-before)
+	if compared < 3 {
+		t.Errorf("only %d pools compared", compared)
 	}
+}
+
+// allOptimal reports whether every level of res is proved.
+func allOptimal(res *Result) bool {
+	for _, l := range res.Levels {
+		if l.Status != Optimal {
+			return false
+		}
+	}
+	return true
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // warmKicks is how many kicks in a row that find nothing end the warm
@@ -19,7 +20,7 @@ import (
 // the full search; the exact solver's is only its first incumbent.
 func warmKicks(greedy bool) int {
 	if greedy {
-		return lsStaleKicks
+		return localsearch.StaleKicks
 	}
 	return exactWarmKicks
 }
@@ -117,8 +118,8 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if warmEnd.After(r.deadline) {
 		warmEnd = r.deadline
 	}
-	warm := Greedy(p, opts.Seed)
-	warm = improve(p, warm, opts.Seed, warmEnd, warmKicks(greedy))
+	warm := localsearch.Greedy(p, opts.Seed)
+	warm = localsearch.ImproveUntilStale(p, warm, opts.Seed, warmEnd, warmKicks(greedy))
 	warmRep := eval.Check(p, warm)
 	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
@@ -137,7 +138,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 			end = warmMax
 		}
 		before := len(warmRep.Violations)
-		warm = Improve(p, warm, opts.Seed+round, end)
+		warm = localsearch.Improve(p, warm, opts.Seed+round, end)
 		warmRep = eval.Check(p, warm)
 		if len(warmRep.Violations) >= before {
 			break

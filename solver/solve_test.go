@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // bruteForcePools are random pools small enough for pooltest.BruteForce.
@@ -186,7 +188,7 @@ func TestIdenticalNodesAreBrokenBySymmetryWithoutLosingTheOptimum(t *testing.T) 
 		t.Errorf("objective %v, brute force %v", res.Objective, best)
 	}
 	// Canonical plans keep their objective.
-	a := Greedy(p, 1)
+	a := localsearch.Greedy(p, 1)
 	c := x.sym.canonical(a)
 	if ra, rc := eval.Check(p, a), eval.Check(p, c); ra.Objective != rc.Objective || ra.Valid != rc.Valid {
 		t.Errorf("canonical plan %v/%v, original %v/%v", rc.Valid, rc.Objective, ra.Valid, ra.Objective)
@@ -260,5 +262,43 @@ func TestSolveHonoursAShortLimitOnABigPool(t *testing.T) {
 			t.Errorf("limit %v: plan valid=%v objective %v, result says %v", limit, rep.Valid, rep.Objective, res.Objective)
 		}
 		t.Logf("limit %v: %v, objective %v, vars %d", limit, el, res.Objective, res.Stats.Vars)
+	}
+}
+
+func TestSettledLevelsTakeTheIncumbentsValues(t *testing.T) {
+	lv := func(v, lb int64, st Status) Level {
+		return Level{Index: 1, Value: v, LowerBound: lb, Status: st, BoundSource: "pb"}
+	}
+	for _, tc := range []struct {
+		name     string
+		level    Level
+		value    int64
+		want     Level
+		mismatch bool
+	}{
+		{"a better plan at a bounded level lowers its value", lv(99, 40, Bounded), 44, lv(44, 40, Bounded), false},
+		{"a plan down to the bound makes the level optimal", lv(99, 44, Bounded), 44, lv(44, 44, Optimal), false},
+		{"a higher value after an earlier level improved leaves it bounded", lv(5, 5, Optimal), 7, lv(7, 5, Bounded), false},
+		{"a plan below a proved bound is a bug", lv(50, 50, Optimal), 49, Level{}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			x := &exact{}
+			x.levels[0] = tc.level
+			x.obj[0] = tc.value
+			err := x.syncLevels()
+			if tc.mismatch {
+				if !errors.Is(err, ErrMismatch) {
+					t.Fatalf("syncLevels = %v, want ErrMismatch", err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			tc.want.Gap = gap(tc.want.Value, tc.want.LowerBound)
+			if x.levels[0] != tc.want {
+				t.Errorf("level %+v, want %+v", x.levels[0], tc.want)
+			}
+		})
 	}
 }

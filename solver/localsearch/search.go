@@ -1,4 +1,4 @@
-package solver
+package localsearch
 
 import (
 	"math"
@@ -725,12 +725,12 @@ func (st *lsState) restore(s []lsOption) {
 // (nor an invalid one when a is valid). The same pool, assignment and seed
 // give the same result when the deadline does not cut the search short.
 func Improve(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time) model.Assignment {
-	return improve(p, a, seed, deadline, lsStaleKicks)
+	return ImproveUntilStale(p, a, seed, deadline, StaleKicks)
 }
 
-// improve is Improve with the kick phase ending after stale kicks in a
-// row that do not improve.
-func improve(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
+// ImproveUntilStale is Improve with the kick phase ending after stale
+// kicks in a row that do not improve (Improve's is StaleKicks).
+func ImproveUntilStale(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
@@ -789,8 +789,10 @@ func (ls *lsSearch) touch(vis ...int) {
 // Limits of the kick phase: kicks stop after this many in a row fail to
 // improve the best plan, or after maxKicks in all.
 const (
-	lsStaleKicks = 60
-	lsMaxKicks   = 400
+	// StaleKicks is Improve's: the kick phase ends after this many
+	// kicks in a row fail to improve the best plan.
+	StaleKicks = 60
+	lsMaxKicks = 400
 )
 
 func (ls *lsSearch) run() {
