@@ -54,11 +54,14 @@
 //
 // Optimal means an UNSAT answer one below the value, or a lower bound
 // equal to it. A level frozen while only bounded makes the later levels'
-// "optimal" mean optimal given that freeze. BoundSource is "sat-unsat",
-// "lp", "pb" (a PB worker's search ended), "reduced-cost" (gini's UNSAT
-// under the LP's reduced-cost fixings), "relaxation" (level 4's group
-// bound), "trivial", or for merged parts the distinct non-trivial
-// sources joined with "+". Where memory figures were too fine for the
+// "optimal" mean optimal given that freeze. A freeze caps a level, it
+// does not fix it: a later level's plan may be better there, and the
+// level then takes its value (its bound, proved under the earlier
+// freezes, still holds). BoundSource is "sat-unsat", "lp", "lagrangian"
+// (the subgradient bound of models too large for the simplex), "pb" (a
+// PB worker's search ended), "reduced-cost" (gini's UNSAT under the LP's
+// reduced-cost fixings), "relaxation" (level 4's group bound), "trivial",
+// or for merged parts the distinct non-trivial sources joined with "+". Where memory figures were too fine for the
 // encoding to count exactly (encode's Exact false), no UNSAT answer, LP
 // or PB worker proves anything, since the rounding may refuse plans that
 // fit: such levels are bounded by the trivial and group bounds only (PB
@@ -101,6 +104,23 @@
 // When the LP has been solved, gini's exact diagram over the groups the
 // reduced-cost fixings leave free (encode.L4BoundFixed) can prove the
 // level too ("reduced-cost"), when the gap is within 5%.
+//
+// Past the simplex's cap (64x250's model is 5,000 rows by 5,000 columns,
+// 256x1000's 53,000 by 43,000), lagrange.go bounds level 4 instead:
+// disjoint Σ x <= 1 and Σ x = 1 rows stay as groups of the subproblem,
+// every other row is priced by a multiplier, and a subgradient ascent
+// with Polyak steps toward the incumbent raises the bound while cover
+// cuts separated from the average of its subproblem points join the
+// priced rows (relax-and-cut). Any multipliers give a valid bound, and
+// their reduced costs fix columns as the LP's do. On 64x250 it lifts the
+// bound from 56,540 (group minima) to about 87,000-89,000 against the
+// optimum 93,870.
+//
+// In the last part of level 4, while the workers run, local search
+// (package localsearch) polishes the incumbent; 64x250's 94,378 becomes
+// 94,037. When the level is proved by a worker's search, that worker
+// re-solves the canonical plan itself (its job carries canonicalize's
+// job), which saves a process start.
 //
 // POOLSOLVE_TRACE=1 prints the search's timeline to stderr.
 //

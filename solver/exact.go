@@ -299,6 +299,7 @@ func (x *exact) level(i int, end time.Time) error {
 	var pw *pbLevel
 	defer func() { pw.stop() }()
 	searchEnd := end
+	giniSearch := true
 	if i == 3 && lb < ub {
 		lpAsked = true
 		// The workers start on the presolved model at once; the LP,
@@ -338,9 +339,12 @@ func (x *exact) level(i int, end time.Time) error {
 					pw.withLP(sr, ub)
 				}
 			}
+			// Too large for the simplex is too large for gini's diagrams
+			// too: the time goes to PB neighbourhoods instead.
+			giniSearch = r.source != "lagrangian"
 			// The workers have both cores: give them the first part of
 			// the level before gini builds its own diagrams.
-			if pw.alive() {
+			if pw.alive() && giniSearch {
 				wait := time.Now().Add(time.Until(end) * 2 / 5)
 				if err := x.pollPB(pw, wait, true, &lb, &ub, &src); err != nil {
 					return err
@@ -356,7 +360,7 @@ func (x *exact) level(i int, end time.Time) error {
 		}
 	}
 	b := &bounder{x: x, i: i, delta: 1}
-	if lb < ub {
+	if lb < ub && giniSearch {
 		bl, ok := b.search(ub - 1)
 		x.seed()
 		// A cheap probe at the lower bound: the optimum is often there.

@@ -489,19 +489,12 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			continue
 		}
 		plan := x.sym.canonical(x.e.DecodeWith(pbVal(w.sr.rel, a.Model)))
-		rep := x.chk.Check(plan)
-		if !rep.Valid {
-			return fmt.Errorf("%w: PB model invalid: %v", ErrMismatch, rep.Err())
-		}
 		v := a.Value + w.sr.offset
-		if rep.Objective[i] > v {
-			return fmt.Errorf("%w: PB model of level %d = %d, eval says %d", ErrMismatch, i+1, v, rep.Objective[i])
-		}
-		js.last, js.got = v, true
 		before := x.obj[i]
-		if _, err := x.accept(plan, true); err != nil {
+		if _, err := x.acceptPB(plan, i, v); err != nil {
 			return err
 		}
+		js.last, js.got = v, true
 		*ub = x.obj[i]
 		if *ub < before {
 			w.improved(*ub)
@@ -537,6 +530,27 @@ func (x *exact) awaitCanon(w *pbLevel, id int) {
 			return
 		}
 	}
+}
+
+// acceptPB checks a PB model's plan: valid, and worth at most the value
+// the worker states at level i; then it is offered like a SAT model.
+func (x *exact) acceptPB(plan model.Assignment, i int, v int64) (bool, error) {
+	rep := x.chk.Check(plan)
+	if !rep.Valid {
+		return false, errPBInvalid(rep.Err())
+	}
+	if rep.Objective[i] > v {
+		return false, errPBValue(i, v, rep.Objective[i])
+	}
+	return x.accept(plan, true)
+}
+
+func errPBInvalid(err error) error {
+	return fmt.Errorf("%w: PB model invalid: %w", ErrMismatch, err)
+}
+
+func errPBValue(i int, v, eval int64) error {
+	return fmt.Errorf("%w: PB model of level %d = %d, eval says %d", ErrMismatch, i+1, v, eval)
 }
 
 // withLP moves the portfolio to the LP's model: its reduced-cost

@@ -28,9 +28,12 @@ type Level struct {
 	Status     Status `json:"status"`
 	LowerBound int64  `json:"lowerBound"`
 	// BoundSource: "sat-unsat" (an UNSAT answer), "lp" (the LP
-	// relaxation), "relaxation" (per-group minima of level 4), "trivial"
-	// (the level's constant offset); parts of a pool solved apart join
-	// their distinct sources with "+".
+	// relaxation), "lagrangian" (its subgradient bound, on models too
+	// large for the simplex), "pb" (a PB worker's search ended),
+	// "reduced-cost" (an UNSAT answer under reduced-cost fixings),
+	// "relaxation" (per-group minima of level 4), "trivial" (the level's
+	// constant offset); parts of a pool solved apart join their distinct
+	// sources with "+".
 	BoundSource string        `json:"boundSource,omitempty"`
 	Gap         float64       `json:"gap"` // (value - lowerBound) / value, 0 when value is 0
 	Elapsed     time.Duration `json:"-"`
