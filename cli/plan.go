@@ -50,7 +50,7 @@ func planCommand() *cli.Command {
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "stop searching after `DURATION` and return the best plan found (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
+			&cli.DurationFlag{Name: "time-limit", Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
 			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},

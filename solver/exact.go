@@ -317,6 +317,7 @@ func (x *exact) level(i int, end time.Time) error {
 			if pollErr == nil {
 				pollErr = x.pollPB(pw, end, false, &lb, &ub, &src)
 			}
+			x.run.progress(i, x.obj, lb)
 			return pollErr != nil || lb >= ub
 		}
 		r, ok := strongLPUnless(x, i, ub-1, end, stop)
@@ -328,6 +329,7 @@ func (x *exact) level(i int, end time.Time) error {
 			tracef(x.run.start, "level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
 			if !r.noLP && r.bound > lb && x.e.Exact {
 				lb, src = min(r.bound, ub), r.source
+				x.run.progress(i, x.obj, lb)
 			}
 			if err := x.pollPB(pw, end, false, &lb, &ub, &src); err != nil {
 				return err

@@ -444,12 +444,15 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			if !time.Now().Before(end) {
 				return nil
 			}
-			t := time.NewTimer(time.Until(end))
+			// Wake every pbPoll to report progress while the workers
+			// search (the bench's trace draws it).
+			t := time.NewTimer(min(time.Until(end), pbPoll))
 			select {
 			case m = <-w.out:
 				t.Stop()
 			case <-t.C:
-				return nil
+				x.run.progress(i, x.obj, *lb)
+				continue
 			}
 		} else {
 			select {
