@@ -144,19 +144,20 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) er
 // polish runs local search from the incumbent until end and offers the
 // result; the level's value follows when it is better.
 func (x *exact) polish(end time.Time, lb, ub *int64) error {
-	if *lb >= *ub || !time.Now().Before(end) || x.best.Lanes == nil {
-		return nil
+	// Rounds from the best plan with fresh seeds until end: a round ends
+	// when its kicks go stale, often well before end.
+	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
+		fromWarm := x.fromWarm
+		ok, err := x.accept(a, false)
+		if err != nil {
+			return err
+		}
+		if ok {
+			x.fromWarm = fromWarm // a polished incumbent is the search's
+		}
+		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
+		*ub = x.obj[x.at]
 	}
-	a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
-	fromWarm := x.fromWarm
-	ok, err := x.accept(a, false)
-	if err != nil {
-		return err
-	}
-	if ok {
-		x.fromWarm = fromWarm // a polished incumbent is the search's
-	}
-	tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
-	*ub = x.obj[x.at]
 	return nil
 }
