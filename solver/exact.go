@@ -472,7 +472,7 @@ func (x *exact) level(i int, end time.Time) error {
 			}
 		}
 		before := ub
-		if err := x.polish(end.Add(-time.Until(end)/8), &lb, &ub); err != nil {
+		if err := x.polish(pw, end.Add(-time.Until(end)/8), &lb, &ub, &src); err != nil {
 			return err
 		}
 		if ub < before {

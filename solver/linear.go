@@ -134,7 +134,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) er
 		if err := x.pollPB(pw, end.Add(-time.Until(end)/4), true, lb, ub, src); err != nil {
 			return err
 		}
-		if err := x.polish(end, lb, ub); err != nil {
+		if err := x.polish(pw, end, lb, ub, src); err != nil {
 			return err
 		}
 	}
@@ -143,9 +143,10 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) er
 
 // polish runs local search from the incumbent until end and offers the
 // result; the level's value follows when it is better.
-func (x *exact) polish(end time.Time, lb, ub *int64) error {
+func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) error {
 	// Rounds from the best plan with fresh seeds until end: a round ends
-	// when its kicks go stale, often well before end.
+	// when its kicks go stale, often well before end. The workers'
+	// answers are taken between rounds: one may prove the level.
 	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
 		fromWarm := x.fromWarm
@@ -158,6 +159,9 @@ func (x *exact) polish(end time.Time, lb, ub *int64) error {
 		}
 		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
 		*ub = x.obj[x.at]
+		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
+			return err
+		}
 	}
 	return nil
 }
