@@ -214,6 +214,62 @@ func (lg *lagrangian) reduced(d []float64) []float64 {
 	return out
 }
 
+// start is a dual ascent for the rows x_p <= Σ_q x_q (a route needs
+// one of its latency columns, a latency column its lane's residency):
+// in row order, each such row takes u = min_q d_q, which moves the
+// cheapest cost of the q's onto p, until a source's group pays its
+// cheapest route's latency. u >= 0 on <= rows keeps the bound valid. Where
+// the subproblem would otherwise leave every latency column at 0 (u = 0
+// bounds 256x1000 by 0), this starts the ascent at about level 4's group
+// minima.
+func (lg *lagrangian) start() []float64 {
+	u := make([]float64, len(lg.rows))
+	d := slices.Clone(lg.c)
+	// Rows whose q's are themselves a p of other rows go later: their
+	// q's costs must reach them first. Two passes settle the chains of
+	// the encoding (latency -> route needs no more).
+	for range 2 {
+		for ri := range lg.rows {
+			w := &lg.rows[ri]
+			p, ok := implication(w)
+			if !ok {
+				continue
+			}
+			m := math.Inf(1)
+			for k, j := range w.idx {
+				if j != p {
+					m = min(m, d[j]/-w.val[k])
+				}
+			}
+			if m <= 0 || math.IsInf(m, 1) {
+				continue
+			}
+			u[ri] += m
+			for k, j := range w.idx {
+				d[j] += m * w.val[k]
+			}
+		}
+	}
+	return u
+}
+
+// implication reports whether w is x_p − Σ_q x_q <= 0 (scaled), and p.
+func implication(w *lgRow) (int, bool) {
+	if w.eq || w.rhs != 0 || len(w.idx) < 2 {
+		return 0, false
+	}
+	p := -1
+	for k, v := range w.val {
+		switch {
+		case v > 0 && p < 0:
+			p = w.idx[k]
+		case v > 0:
+			return 0, false
+		}
+	}
+	return p, p >= 0
+}
+
 // lgResult is the best point of an ascent.
 type lgResult struct {
 	bound float64 // L(u) less its rounding margin: valid for every plan
@@ -235,7 +291,7 @@ func (lg *lagrangian) ascend(r *relaxation, proves float64, target func() float6
 	n := len(lg.c)
 	avg := make([]float64, n)
 	seen := map[string]bool{} // cuts already added
-	u := make([]float64, len(lg.rows))
+	u := lg.start()
 	d := make([]float64, n)
 	x := make([]bool, n)
 	s := make([]float64, len(lg.rows))

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"context"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -243,4 +244,42 @@ func strongBoundKeepsTheOptimum(t *testing.T) {
 
 func rowHoldsFor(r *relaxation, w irow, vals []bool) bool {
 	return rowHolds(w, func(c int) bool { return vals[r.vars[c]] })
+}
+
+// TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum: the start
+// moves latency costs onto routes, so its bound is at least u = 0's and,
+// like every multiplier's, at most the optimum.
+func TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum(t *testing.T) {
+	lifted := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		x, res := lpFixture(t, seed, 3+int(seed%5), 6+int(seed%11), 10*time.Second)
+		if res.Infeasible || !allOptimal(res) {
+			continue
+		}
+		x.run = &run{ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
+		r := newRelaxation(x, 3)
+		r.propagate(x.run.deadline)
+		if r.dead {
+			t.Fatalf("pool %d: presolve finds no point", seed)
+		}
+		r.substitute()
+		lg := newLagrangian(r)
+		n := len(lg.c)
+		d, xs := make([]float64, n), make([]bool, n)
+		zero, _ := lg.eval(make([]float64, len(lg.rows)), d, xs)
+		started, mag := lg.eval(lg.start(), d, xs)
+		offset := float64(r.constant + x.e.Linear.Offsets[3])
+		if started-1e-9*mag+offset > float64(res.Objective[3])+1e-6 {
+			t.Errorf("pool %d: the start bounds level 4 by %.1f, above the optimum %d", seed, started+offset, res.Objective[3])
+		}
+		if started < zero-1e-6 {
+			t.Errorf("pool %d: the start's bound %.1f is below u = 0's %.1f", seed, started, zero)
+		}
+		if started > zero+1e-6 {
+			lifted++
+		}
+	}
+	if lifted == 0 {
+		t.Error("the start lifted no pool's bound: the test does not reach it")
+	}
 }
