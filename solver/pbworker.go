@@ -71,8 +71,9 @@ type pbJob struct {
 	// First stops after the first model (the canonical re-solve).
 	First bool
 	// Canon, when set, is the canonical re-solve's job (canonicalJob),
-	// run by the worker when its own search ends with a model: its last
-	// row, the objective bound, gets RHS = that model's value + CanonShift.
+	// run by the worker when its own search ends: its last row, the
+	// objective bound, gets RHS = the proved optimum + CanonShift (the
+	// last model's value, or the cutoff + 1 when there was none).
 	// It saves a process start when the proof is the worker's.
 	Canon      *pbJob
 	CanonShift int64
@@ -113,7 +114,12 @@ func pbServe(r io.Reader, w io.Writer) error {
 	if err := send(pbAnswer{Done: true}); err != nil {
 		return err
 	}
-	if c := job.Canon; c != nil && got {
+	if c := job.Canon; c != nil && len(job.Rows) > 0 {
+		// The search proved its last model optimal, or, with none,
+		// that nothing beats its cutoff: the optimum is cutoff + 1.
+		if !got {
+			last = job.Rows[len(job.Rows)-1].RHS + 1
+		}
 		c.Rows[len(c.Rows)-1].RHS = last + job.CanonShift
 		c.First = true
 		_, _, err = pbSolve(c, func(a pbAnswer) error {
@@ -469,7 +475,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 		}
 		if a.Done {
 			if run := w.runs[m.id]; run != nil {
-				if js.got && x.e.Exact && x.canon != nil && w.level == 3 {
+				if x.e.Exact && x.canon != nil && w.level == 3 {
 					x.awaitCanon(w, m.id)
 				}
 				run.stop()

@@ -160,9 +160,10 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 }
 
 // TestTheCanonicalPlanIsTheSameWhoeverSolvesIt: the model a level-4
-// worker sends for its canonical job after its own search must be the
-// one a fresh worker gives for canonicalize's job, or a plan would depend
-// on which of them the clock picked.
+// worker sends for its canonical job after its own search (with models,
+// or with none below its cutoff) must be the one a fresh worker gives
+// for canonicalize's job, or a plan would depend on which of them the
+// clock picked.
 func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 	serve := func(job *pbJob) []pbAnswer {
 		var in, out bytes.Buffer
@@ -201,6 +202,15 @@ func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 		compared++
 		if !slices.Equal(want[0].Model, got[len(got)-1].Model) {
 			t.Errorf("pool %d: the worker's canonical model differs from a fresh worker's", seed)
+		}
+		// A worker below the optimum finds nothing, and its Done proves
+		// cutoff + 1: its canonical job must be the same too.
+		canon, _, _, _ = x.canonicalJob()
+		job = pbJobFor(r, res.Objective[3]-1, offset, nil)
+		job.Canon = canon
+		got = serve(job)
+		if len(got) != 2 || !got[0].Done || !got[1].Canonical || !slices.Equal(want[0].Model, got[1].Model) {
+			t.Errorf("pool %d: below the optimum the worker answers %d messages (want Done, then the canonical model)", seed, len(got))
 		}
 	}
 	if compared < 3 {

@@ -350,7 +350,10 @@ func (x *exact) canonicalize() {
 	// On a small part gini re-solves at once when the exact level-4
 	// diagram is small too; past that, the PB worker's first model is far
 	// cheaper (8x20: 34 ms of diagram against a 6 ms worker).
-	if x.small() && x.canonicalSAT(canonSmallNodes) {
+	// Where level 4 ran PB workers (x.canon), the canonical plan is
+	// always the PB worker's, so that which solver proved the level
+	// never picks the plan.
+	if x.canon == nil && x.small() && x.canonicalSAT(canonSmallNodes) {
 		return
 	}
 	if a, ok := x.canonicalPB(); ok {
