@@ -10,6 +10,7 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // ErrMismatch marks a disagreement between the encoding's objective and
@@ -342,7 +343,7 @@ func (x *exact) level(i int, end time.Time) error {
 				}
 			}
 			// Too large for the simplex is too large for gini's diagrams
-			// too: the time goes to PB neighbourhoods instead.
+			// too: the time goes to the workers and local search instead.
 			giniSearch = r.source != "lagrangian"
 			// The workers have both cores: give them the first part of
 			// the level before gini builds its own diagrams.
@@ -492,6 +493,31 @@ func (x *exact) level(i int, end time.Time) error {
 	// Freeze the level at its value before the next (decoding is done).
 	x.e.ReleaseBound()
 	x.e.Freeze(i, ub)
+	return nil
+}
+
+// polish runs local search from the incumbent until end and offers the
+// result; the level's value follows when it is better.
+func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) error {
+	// Rounds from the best plan with fresh seeds until end: a round ends
+	// when its kicks go stale, often well before end. The workers'
+	// answers are taken between rounds: one may prove the level.
+	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
+		fromWarm := x.fromWarm
+		ok, err := x.accept(a, false)
+		if err != nil {
+			return err
+		}
+		if ok {
+			x.fromWarm = fromWarm // a polished incumbent is the search's
+		}
+		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
+		*ub = x.obj[x.at]
+		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

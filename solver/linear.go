@@ -6,7 +6,6 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
-	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // A part too large for gini's memory diagrams (256 nodes × 1,000
@@ -139,29 +138,4 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) er
 		}
 	}
 	return x.pollPB(pw, end, true, lb, ub, src)
-}
-
-// polish runs local search from the incumbent until end and offers the
-// result; the level's value follows when it is better.
-func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) error {
-	// Rounds from the best plan with fresh seeds until end: a round ends
-	// when its kicks go stale, often well before end. The workers'
-	// answers are taken between rounds: one may prove the level.
-	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
-		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
-		fromWarm := x.fromWarm
-		ok, err := x.accept(a, false)
-		if err != nil {
-			return err
-		}
-		if ok {
-			x.fromWarm = fromWarm // a polished incumbent is the search's
-		}
-		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
-		*ub = x.obj[x.at]
-		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
-			return err
-		}
-	}
-	return nil
 }
