@@ -111,14 +111,17 @@
 // every other row is priced by a multiplier, and a subgradient ascent
 // with Polyak steps toward the incumbent raises the bound while cover
 // cuts separated from the average of its subproblem points join the
-// priced rows (relax-and-cut). Any multipliers give a valid bound, and
-// their reduced costs fix columns as the LP's do. On 64x250 it lifts the
-// bound from 56,540 (group minima) to about 87,000-89,000 against the
-// optimum 93,870.
+// priced rows (relax-and-cut). It starts from a dual ascent over the
+// implication rows (a route needs a latency column, that column its
+// residency), which puts each source's cheapest latency on its routes.
+// Any multipliers give a valid bound, and their reduced costs fix
+// columns as the LP's do. On 64x250 it lifts the bound from 56,540
+// (group minima) to 86,000-90,000 against the optimum 93,870; on
+// 256x1000 from 183,321 to about 240,000.
 //
 // In the last part of level 4, while the workers run, local search
-// (package localsearch) polishes the incumbent; 64x250's 94,378 becomes
-// 94,037. When the level is proved by a worker's search, that worker
+// (package localsearch) polishes the incumbent in rounds; 64x250's
+// 94,378 becomes 94,007-94,037. When the level is proved by a worker's search, that worker
 // re-solves the canonical plan itself (its job carries canonicalize's
 // job), which saves a process start.
 //
