@@ -79,6 +79,10 @@ func runPlan(c *cli.Context) error {
 	}
 	built := time.Now()
 	opts := solverOptions(c, in, kind)
+	// plan's limit runs from process start: reading the inputs and
+	// building the pool have used part of it, and rendering the plan needs
+	// a little of what is left.
+	opts.TimeLimit = max(opts.TimeLimit-built.Sub(started(c))-renderReserve(opts.TimeLimit), time.Millisecond)
 	progress, done := progressWriter(c)
 	opts.Progress = progress
 	res, err := solver.Solve(context.Background(), cat.Pool, opts)
@@ -148,10 +152,6 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options
 	if c.IsSet("seed") {
 		opts.Seed = c.Uint64("seed")
 	}
-	// The limit runs from process start: reading the inputs and building
-	// the pool have used part of it, and rendering the plan needs a little
-	// of what is left.
-	opts.TimeLimit = max(opts.TimeLimit-time.Since(started(c))-renderReserve(opts.TimeLimit), time.Millisecond)
 	return opts
 }
 

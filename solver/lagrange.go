@@ -225,9 +225,8 @@ func (lg *lagrangian) reduced(d []float64) []float64 {
 func (lg *lagrangian) start() []float64 {
 	u := make([]float64, len(lg.rows))
 	d := slices.Clone(lg.c)
-	// Rows whose q's are themselves a p of other rows go later: their
-	// q's costs must reach them first. Two passes settle the chains of
-	// the encoding (latency -> route needs no more).
+	// Costs move along chains (residency -> latency -> route): two
+	// passes in row order settle a chain whose rows come in either order.
 	for range 2 {
 		for ri := range lg.rows {
 			w := &lg.rows[ri]

@@ -579,7 +579,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 				out.noLP, out.source = false, "lagrangian"
 				out.lp, out.mag, out.d = res.bound, res.mag, res.d
 				out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
-				out.rounds = 1
+				out.rounds, out.cuts = 1, res.cuts
 			}
 		}
 		return out, true
