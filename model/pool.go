@@ -411,3 +411,17 @@ func (p *Pool) Sort() {
 	sort.Slice(p.Current.Lanes, func(i, j int) bool { return p.Current.Lanes[i].Variant < p.Current.Lanes[j].Variant })
 	sort.Slice(p.Current.Routes, func(i, j int) bool { return p.Current.Routes[i].Alias < p.Current.Routes[j].Alias })
 }
+
+// MissingLinks lists the pairs of nodes that no direct link joins, as
+// "a<->b", in the nodes' order.
+func (ix *PoolIndex) MissingLinks(nodes []string) []string {
+	var out []string
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			if !ix.Linked(nodes[i], nodes[j]) {
+				out = append(out, nodes[i]+"<->"+nodes[j])
+			}
+		}
+	}
+	return out
+}

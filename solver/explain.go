@@ -177,8 +177,8 @@ func lonePin(e *encode.Encoding, whole *model.Pool, pin *model.Pin) string {
 			if len(want) > 0 && !slices.Equal(ns, want) {
 				continue
 			}
-			if ok, reason := model.Eligible(whole, wix, v, pl); !ok {
-				why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), reason))
+			if rs := model.Ineligible(whole, wix, v, pl); len(rs) > 0 {
+				why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), strings.Join(reasonTexts(rs), ", ")))
 			}
 		}
 		hasLane := false
@@ -189,11 +189,7 @@ func lonePin(e *encode.Encoding, whole *model.Pool, pin *model.Pin) string {
 		}
 		if !hasLane {
 			if len(why) == 0 {
-				var cands []string
-				for _, pl := range v.Placements {
-					cands = append(cands, pl.Key())
-				}
-				return fmt.Sprintf("%s has no candidate placement on %s (candidates: %s)", v.ID, strings.Join(pin.Nodes, "+"), strings.Join(cands, ", "))
+				return noPlacement(whole, v, want)
 			}
 			return strings.Join(why, "; ")
 		}
@@ -215,6 +211,61 @@ func lonePin(e *encode.Encoding, whole *model.Pool, pin *model.Pin) string {
 	}
 	return fmt.Sprintf("%s cannot be served by the first available member of %s (a member that is available is not a candidate the alias can route to)",
 		pin.Alias, strings.Join(pin.Route, ","))
+}
+
+// noPlacement says why variant v has no candidate placement on nodes:
+// a fixed lane runs only where it runs, and a recipe's placements are
+// the node sets that meet it; and names a recipe that could go there.
+func noPlacement(p *model.Pool, v *model.Variant, nodes []string) string {
+	var cands []string
+	for _, pl := range v.Placements {
+		cands = append(cands, pl.Key())
+	}
+	on := strings.Join(nodes, "+")
+	var why string
+	switch v.Kind {
+	case model.Managed:
+		why = fmt.Sprintf("%s is a managed runtime: it runs on the node its config gives it (%s), and a pin cannot move it", v.ID, strings.Join(cands, ", "))
+	case model.Unmanaged:
+		why = fmt.Sprintf("%s is a lane run by hand (unmanaged) on %s, and a pin cannot move it", v.ID, strings.Join(cands, ", "))
+	case model.Federated:
+		why = fmt.Sprintf("%s belongs to another gateway (federated, on %s), and a pin cannot move it", v.ID, strings.Join(cands, ", "))
+	default:
+		why = fmt.Sprintf("%s has no candidate placement on %s (candidates: %s)", v.ID, on, strings.Join(cands, ", "))
+		if rs := model.Ineligible(p, p.Index(), v, model.Placement{Nodes: nodes}); len(rs) > 0 {
+			why += ": " + strings.Join(reasonTexts(rs), ", ")
+		}
+		return why
+	}
+	ix := p.Index()
+	recipes := false
+	for vi := range p.Variants {
+		r := &p.Variants[vi]
+		recipes = recipes || r.Kind == model.Recipe
+		if r.Kind != model.Recipe || r.ID == v.ID || !sharesModel(r, v) {
+			continue
+		}
+		for _, pl := range r.Placements {
+			if slices.Equal(sortedLabels(pl.Nodes), sortedLabels(nodes)) {
+				if ok, _ := model.Eligible(p, ix, r, pl); ok {
+					return why + fmt.Sprintf("; %s serves the same model and may run on %s: pin it instead", r.ID, on)
+				}
+			}
+		}
+	}
+	if recipes {
+		return why + "; no recipe in the pool serves the model on " + on
+	}
+	return why + "; only recipes, with --consider-installs, are placed freely"
+}
+
+func sharesModel(a, b *model.Variant) bool {
+	for _, m := range a.Models {
+		if slices.Contains(b.Models, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // memoryConflict finds the domain where the pinned lanes overflow, and
@@ -312,25 +363,28 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 }
 
 // explainUncovered says, for every source the plan leaves uncovered, what
-// stops each candidate: missing or external-only models, eligibility
-// (budgets, links, archs), and the pins or cordons that a SAT check shows
-// to conflict with covering it.
-func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignment, uncovered []string, proved bool) []Explanation {
-	if len(uncovered) == 0 {
+// stops each candidate; and for every alias served by a later candidate
+// while an earlier one cannot run at all, why not that one (an arch, a
+// cordon, a pin). Every candidate is an Option of whynot.go, weighed on
+// one encoding of the whole pool against the plan: eligibility, then
+// minimal sets of pins and cordons, then of the plan's own lanes. parts
+// is unused: the whole pool is encoded once, which is cheap next to the
+// search.
+func explainUncovered(r *run, p *model.Pool, _ []component, a model.Assignment, uncovered []string, proved bool) []Explanation {
+	late := servedLate(p, a)
+	if len(uncovered) == 0 && len(late) == 0 {
 		return nil
 	}
-	var out []Explanation
 	// Explaining may run a little past the deadline, not much: past this,
 	// encodings give up and the explanations fall back to the static
 	// reasons (eligibility), without the SAT check.
 	end := r.deadline.Add(explainGrace(r.limit))
-	// Static reasons come from the whole pool (a part lacks the variants
-	// that cannot run anywhere); the SAT check runs on the source's part.
 	var whole *encode.Encoding
 	err := encode.ErrDeadline
 	if !r.tooBig {
 		whole, err = encode.New(p, encode.Options{Deadline: end})
 	}
+	var out []Explanation
 	if err != nil {
 		for _, sid := range uncovered {
 			out = append(out, explainStatic(p, sid, proved))
@@ -338,102 +392,78 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
 		return out
 	}
-	for _, c := range parts {
-		var mine []string
-		for _, s := range uncovered {
-			if sourceIn(c.pool, s) {
-				mine = append(mine, s)
-			}
-		}
-		if len(mine) == 0 {
-			continue
-		}
-		e, err := encode.New(c.pool, encode.Options{Deadline: end})
-		if err != nil {
-			e = nil // static reasons only
-		}
-		for _, sid := range mine {
-			out = append(out, explainSource(r, whole, e, a, sid, proved))
+	k := &asker{p: p, ix: p.Index(), e: whole, plan: a, deadline: end, static: !whole.Exact}
+	for _, sid := range uncovered {
+		out = append(out, k.explainSource(sid, proved))
+	}
+	for _, rc := range late {
+		if ex, ok := k.explainLate(rc); ok {
+			out = append(out, ex)
 		}
 	}
 	slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
 	return out
 }
 
-func sourceIn(p *model.Pool, s string) bool {
-	for _, al := range p.Aliases {
-		if al.ID == s {
-			return true
-		}
-	}
-	for _, m := range p.Models {
-		if (m.DirectDemand > 0 || m.Required) && model.DirectSource(m.ID) == s {
-			return true
-		}
-	}
-	return false
-}
-
-func explainSource(r *run, whole, e *encode.Encoding, a model.Assignment, sid string, proved bool) Explanation {
-	ex := Explanation{Subject: sid}
-	src := findSource(whole, sid)
-	var part *encode.Source
-	if e != nil {
-		part = findSource(e, sid)
-	}
-	if src == nil || (e != nil && part == nil) {
-		ex.Reason = "not a demand source of the pool"
-		return ex
-	}
-	var why []string
-	for _, s := range src.Skipped {
-		why = append(why, s)
-	}
-	// Rejections behind "no eligible placement".
-	p := whole.Pool
-	seen := map[int]bool{}
-	for _, rt := range src.Routes {
-		seen[rt.Variant] = true
-	}
-	for _, rj := range whole.Rejected {
-		v := &p.Variants[rj.Variant]
-		if seen[rj.Variant] || !servesAny(whole, rj.Variant, src) {
+// servedLate are the routes of aliases served by a candidate after the
+// first, in source order.
+func servedLate(p *model.Pool, a model.Assignment) []model.RouteChoice {
+	ix := p.Index()
+	var out []model.RouteChoice
+	for _, rc := range a.Routes {
+		ai, ok := ix.Alias[rc.Source]
+		if !ok || rc.Model == "" {
 			continue
 		}
-		why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, v.Placements[rj.Placement].Key(), rj.Reason))
-	}
-	if len(src.Routes) == 0 {
-		if len(why) == 0 {
-			why = append(why, "no candidate model")
+		if i := slices.Index(p.Aliases[ai].Candidates(), rc.Model); i > 0 {
+			out = append(out, rc)
 		}
-		ex.Reason = strings.Join(why, "; ")
-		return ex
 	}
-	// Which pins, cordons and covered sources stand in the way: a minimal
-	// set of them that rules out covering this source.
-	if e != nil && e.Exact && time.Now().Before(r.deadline) {
-		set := assumptionsOf(e)
-		for _, rc := range a.Routes {
-			if t := findSource(e, rc.Source); rc.Model != "" && t != nil && t.U != e.T {
-				set = append(set, named{t.U.Not(), "covering " + rc.Source})
+	return out
+}
+
+// explainLate says why an alias served by a later candidate is not served
+// by an earlier local one that no plan can take at all; false when every
+// earlier candidate could run (the objective chose; explain says why).
+func (k *asker) explainLate(rc model.RouteChoice) (Explanation, bool) {
+	cands, opts := k.candidates(rc.Source)
+	at := slices.Index(cands, rc.Model)
+	var parts, pins []string
+	for _, m := range cands[:at] {
+		var mine []Option
+		possible := false
+		for _, c := range opts {
+			if c.model != m {
+				continue
 			}
-		}
-		if c := core(e, []z.Lit{part.U.Not()}, set, r.deadline); len(c) > 0 {
-			var labels, pins []string
-			for _, i := range c {
-				labels = append(labels, set[i].label)
-				if i < len(e.Assumptions) {
-					pins = append(pins, set[i].label)
-				}
+			if c.v == nil && c.missing == "" {
+				possible = true // an external model: the objective's choice
+				break
 			}
-			ex.Pins = pins
-			why = append(why, "covering it conflicts with "+strings.Join(labels, "; "))
-			ex.Reason = strings.Join(why, "; ")
-			return ex
+			o := k.weigh(rc.Source, c)
+			if o.Possible || len(o.Reasons) == 0 {
+				possible = true
+				break
+			}
+			mine = append(mine, o)
+		}
+		if possible || len(mine) == 0 {
+			continue
+		}
+		for i, o := range mine {
+			if i == 3 {
+				parts = append(parts, fmt.Sprintf("and %d more placements", len(mine)-3))
+				break
+			}
+			parts = append(parts, o.short())
+			pins = append(pins, o.Pins...)
 		}
 	}
-	ex.Reason = strings.Join(append(why, notCovered(proved)), "; ")
-	return ex
+	if len(parts) == 0 {
+		return Explanation{}, false
+	}
+	return Explanation{Subject: rc.Source, Pins: sortedLabels(pins),
+		Reason: fmt.Sprintf("served by %s, not by an earlier member: %s", rc.Model, strings.Join(parts, "; "))}, true
 }
 
 func notCovered(proved bool) string {
@@ -505,27 +535,6 @@ func explainStatic(p *model.Pool, sid string, proved bool) Explanation {
 	}
 	ex.Reason = strings.Join(append(why, notCovered(proved)), "; ")
 	return ex
-}
-
-// servesAny reports whether variant vi serves a candidate of the source.
-func servesAny(e *encode.Encoding, vi int, s *encode.Source) bool {
-	p := e.Pool
-	var cands []string
-	if s.Alias >= 0 {
-		cands = p.Aliases[s.Alias].Candidates()
-	} else {
-		cands = []string{p.Models[s.Model].ID}
-	}
-	v := &p.Variants[vi]
-	for _, m := range cands {
-		if slices.Contains(v.Models, m) {
-			return true
-		}
-		if mi, ok := e.Index.Model[m]; ok && slices.Contains(p.Models[mi].Variants, v.ID) {
-			return true
-		}
-	}
-	return false
 }
 
 func findSource(e *encode.Encoding, id string) *encode.Source {

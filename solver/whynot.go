@@ -1,0 +1,752 @@
+package solver
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Why-not answers weigh one option against a plan: a candidate that could
+// serve a demand source first, or a placement a lane could take. Every
+// reason comes out, not the first: every eligibility rule the placement
+// breaks (model.Ineligible), then disjoint minimal sets of assumptions
+// that gini's failed assumptions name and deletion shrinks — first among
+// pins and cordons (no plan at all takes the option), then, per
+// residency, among the plan's own lanes as well (the option does not fit
+// next to them) — and, where it fits, what it costs: a broken SLO, a
+// cloud model first, slower first tokens.
+
+// Rules an explanation names beyond eligibility (model.Rule holds those).
+const (
+	RulePin       model.Rule = "pin"       // a pin rules the option out
+	RulePlacement model.Rule = "placement" // the runtime runs elsewhere in the plan
+	RuleSLO       model.Rule = "slo"       // the route would break the alias's SLO
+	RuleExternal  model.Rule = "external"  // a cloud model first, while a local lane could serve
+	RuleLatency   model.Rule = "latency"   // slower first tokens than the plan's route
+	RuleObjective model.Rule = "objective" // the best plan that takes it is worse on a level
+	RuleConflict  model.Rule = "conflict"  // a conflict the words above do not cover
+)
+
+// Option is one way to serve a source first (Model, through Variant on
+// Nodes, or an External model), or one placement of a lane (Variant on
+// Nodes), with every reason the plan does not take it.
+type Option struct {
+	Model    string   `json:"model,omitempty"`
+	External bool     `json:"external,omitempty"`
+	Variant  string   `json:"variant,omitempty"`
+	Nodes    []string `json:"nodes,omitempty"`
+	// Chosen is set for the option the plan takes.
+	Chosen bool `json:"chosen,omitempty"`
+	// Possible is set when some plan, under the pins and cordons, takes
+	// the option; the reasons are then the plan's lanes and the
+	// objective, not hard rules.
+	Possible bool           `json:"possible"`
+	Reasons  []model.Reason `json:"reasons,omitempty"`
+	// Pins are the pins and cordons the reasons name, as labelled.
+	Pins []string `json:"pins,omitempty"`
+	// Best is the best plan that takes the option, when asked for.
+	Best *Outcome `json:"best,omitempty"`
+}
+
+// Outcome is how good the best plan that takes an option is.
+type Outcome struct {
+	Objective model.Objective `json:"objective"`
+	// Proved is set when every level of it is proved optimal.
+	Proved bool `json:"proved"`
+	// Uncovered, ToCloud and SLOBroken are what it loses against the
+	// plan: sources uncovered, aliases served from the cloud first, and
+	// SLOs broken, that the plan covers, serves locally, or keeps.
+	Uncovered []string `json:"uncovered,omitempty"`
+	ToCloud   []string `json:"toCloud,omitempty"`
+	SLOBroken []string `json:"sloBroken,omitempty"`
+}
+
+// asker answers why-not questions on one encoding of pool p (e.Pool is
+// p) against one plan of it.
+type asker struct {
+	p        *model.Pool
+	ix       *model.PoolIndex
+	e        *encode.Encoding
+	plan     model.Assignment
+	deadline time.Time
+	calls    int
+	// fixed are assumed in every call (a what-if's scenario); dropped
+	// pins are not assumed at all.
+	fixed   []z.Lit
+	dropped map[int]bool
+	// static skips the SAT checks: with memory figures too fine to count
+	// exactly, an UNSAT answer may be the rounding's, not the pool's.
+	static bool
+}
+
+// item is a named assumption a conflict set may name.
+type item struct {
+	lit   z.Lit
+	label string
+	kind  itemKind
+	pin   int    // pinItem: index into Pool.Pins
+	node  string // cordonItem
+	lane  int    // laneItem, resItem: index into plan.Lanes
+}
+
+type itemKind int
+
+const (
+	pinItem itemKind = iota
+	cordonItem
+	laneItem
+	resItem
+)
+
+// rules are the pin and cordon assumptions: what every plan must meet.
+func (k *asker) rules() []item {
+	var out []item
+	for _, a := range k.e.Assumptions {
+		if a.Kind == encode.AssumePin && k.dropped[a.Pin] {
+			continue
+		}
+		it := item{lit: a.Lit, label: a.Label, pin: a.Pin, node: a.Node}
+		if a.Kind == encode.AssumeCordon {
+			it.kind = cordonItem
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// kept are the plan's own decisions as assumptions: each lane on its
+// nodes, and its residency.
+func (k *asker) kept() []item {
+	var out []item
+	for li, l := range k.plan.Lanes {
+		x, ok := k.laneLit(l.Variant, l.Nodes)
+		if !ok {
+			continue
+		}
+		out = append(out, item{lit: x, kind: laneItem, lane: li, label: fmt.Sprintf("%s on %s", l.Variant, strings.Join(l.Nodes, "+"))})
+		if r, ok := k.resLit(l.Variant, l.Residency); ok && r != k.e.T {
+			out = append(out, item{lit: r, kind: resItem, lane: li, label: fmt.Sprintf("%s %s", l.Variant, l.Residency)})
+		}
+	}
+	return out
+}
+
+// laneLit is the x literal of variant id on nodes.
+func (k *asker) laneLit(id string, nodes []string) (z.Lit, bool) {
+	vi, ok := k.e.Index.Variant[id]
+	if !ok {
+		return 0, false
+	}
+	key := strings.Join(sortedLabels(nodes), "+")
+	for _, li := range k.e.Variants[vi].Lanes {
+		if k.e.Lanes[li].Key == key {
+			return k.e.Lanes[li].Lit, true
+		}
+	}
+	return 0, false
+}
+
+// resLit is the literal of variant id taking residency r; false where
+// the variant cannot take it.
+func (k *asker) resLit(id string, r model.Residency) (z.Lit, bool) {
+	vi, ok := k.e.Index.Variant[id]
+	if !ok {
+		return 0, false
+	}
+	i := slices.Index(model.Residencies, r)
+	if i < 0 {
+		return 0, false
+	}
+	m := k.e.Variants[vi].Res[i]
+	return m, m != k.e.F()
+}
+
+// routeLit is the literal of source sid served first by model m through
+// variant vid ("" for an external model).
+func (k *asker) routeLit(sid, m, vid string) (z.Lit, bool) {
+	s := findSource(k.e, sid)
+	if s == nil {
+		return 0, false
+	}
+	vi := -1
+	if vid != "" {
+		var ok bool
+		if vi, ok = k.e.Index.Variant[vid]; !ok {
+			return 0, false
+		}
+	}
+	for _, r := range s.Routes {
+		if r.Model == m && r.Variant == vi {
+			return r.Lit, true
+		}
+	}
+	return 0, false
+}
+
+// try runs one bounded gini call under ms.
+func (k *asker) try(ms []z.Lit) int {
+	left := time.Until(k.deadline)
+	if left <= 0 {
+		return 0
+	}
+	k.e.S.Assume(k.fixed...)
+	k.e.S.Assume(ms...)
+	k.calls++
+	return k.e.S.Try(min(explainTry, left))
+}
+
+// cores returns disjoint minimal conflict sets among set, under fixed:
+// the first set gini's Why names, shrunk by deletion, then the next among
+// what is left, until the rest admits a plan (or time runs out). ok is
+// false when fixed and the whole set are not shown UNSAT.
+func (k *asker) cores(fixed []z.Lit, set []item) (out [][]item, ok bool) {
+	active := slices.Clone(set)
+	for len(active) > 0 || !ok {
+		r, c := k.core(fixed, active)
+		if r != -1 {
+			return out, ok
+		}
+		ok = true
+		if len(c) == 0 {
+			return out, ok // fixed alone admits no plan
+		}
+		var core []item
+		var rest []item
+		for i, it := range active {
+			if slices.Contains(c, i) {
+				core = append(core, it)
+			} else {
+				rest = append(rest, it)
+			}
+		}
+		out = append(out, core)
+		active = rest
+	}
+	return out, ok
+}
+
+// core is one minimal conflict set (indexes into set), as core in
+// explain.go but on the asker's clock and telling UNSAT from the rest.
+func (k *asker) core(fixed []z.Lit, set []item) (int, []int) {
+	ix := map[z.Lit]int{}
+	for i, it := range set {
+		ix[it.lit] = i
+	}
+	solve := func(sub []int) (int, []int) {
+		ms := slices.Clone(fixed)
+		for _, i := range sub {
+			ms = append(ms, set[i].lit)
+		}
+		r := k.try(ms)
+		if r != -1 {
+			return r, nil
+		}
+		var why []int
+		for _, m := range k.e.S.Why(nil) {
+			if i, ok := ix[m]; ok {
+				why = append(why, i)
+			}
+		}
+		slices.Sort(why)
+		return -1, slices.Compact(why)
+	}
+	all := make([]int, len(set))
+	for i := range all {
+		all[i] = i
+	}
+	r, c := solve(all)
+	if r != -1 {
+		return r, nil
+	}
+	for i := 0; i < len(c); {
+		rest := slices.Delete(slices.Clone(c), i, i+1)
+		if r, why := solve(rest); r == -1 {
+			c = why
+			i = min(i, len(c))
+			continue
+		}
+		i++
+	}
+	return -1, c
+}
+
+// option weighs variant v on placement pl (nil for an external model m)
+// as what serves source sid first (sid empty: a lane alone).
+func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Option {
+	o := Option{Model: m}
+	if v == nil {
+		o.External = true
+		return k.external(o, sid)
+	}
+	o.Variant, o.Nodes = v.ID, slices.Clone(pl.Nodes)
+	o.Reasons = model.Ineligible(k.p, k.ix, v, *pl)
+	if len(o.Reasons) > 0 || k.static {
+		return o
+	}
+	x, ok := k.laneLit(v.ID, pl.Nodes)
+	if !ok {
+		o.Reasons = []model.Reason{{Rule: RuleConflict, Text: fmt.Sprintf("%s on %s is a duplicate of another of its placements", v.ID, pl.Key())}}
+		return o
+	}
+	fixed := []z.Lit{x}
+	if sid != "" {
+		r, ok := k.routeLit(sid, m, v.ID)
+		if !ok {
+			o.Reasons = []model.Reason{{Rule: RuleConflict, Text: fmt.Sprintf("%s cannot serve %s first", m, sid)}}
+			return o
+		}
+		fixed = append(fixed, r)
+	}
+	if cs, unsat := k.cores(fixed, k.rules()); unsat {
+		o.Reasons = k.render(v, pl, "", cs)
+		o.Pins = ruleLabels(cs)
+		if len(o.Reasons) == 0 {
+			o.Reasons = []model.Reason{{Rule: RuleConflict, Text: "no plan can take it (no conflict set found in time)"}}
+		}
+		return o
+	}
+	o.Possible = true
+	if k.chosen(sid, m, v.ID, pl.Nodes) {
+		o.Chosen = true
+		return o
+	}
+	// Per residency: does it fit next to the plan's own lanes, and what
+	// would it cost the source.
+	type verdict struct {
+		res     []model.Residency
+		reasons []model.Reason
+	}
+	var vs []verdict
+	keep := append(k.rules(), k.kept()...)
+	for _, r := range model.Residencies {
+		rl, ok := k.resLit(v.ID, r)
+		if !ok {
+			continue
+		}
+		var rs []model.Reason
+		if cs, unsat := k.cores(append(slices.Clone(fixed), rl), keep); unsat {
+			rs = k.render(v, pl, r, cs)
+			o.Pins = append(o.Pins, ruleLabels(cs)...)
+		} else if sid != "" {
+			rs = k.cost(sid, v, r)
+		}
+		if n := len(vs); n > 0 && sameReasons(vs[n-1].reasons, rs) {
+			vs[n-1].res = append(vs[n-1].res, r)
+			continue
+		}
+		vs = append(vs, verdict{[]model.Residency{r}, rs})
+	}
+	o.Pins = sortedLabels(o.Pins)
+	_, fixedRes := v.FixedResidency()
+	for _, vd := range vs {
+		for _, r := range vd.reasons {
+			if !fixedRes {
+				r.Text = "as " + resList(vd.res) + ": " + r.Text
+			}
+			o.Reasons = append(o.Reasons, r)
+		}
+	}
+	return o
+}
+
+// chosen reports whether the plan takes the option.
+func (k *asker) chosen(sid, m, vid string, nodes []string) bool {
+	if sid == "" {
+		for _, l := range k.plan.Lanes {
+			if l.Variant == vid && slices.Equal(sortedLabels(l.Nodes), sortedLabels(nodes)) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, rc := range k.plan.Routes {
+		if rc.Source == sid {
+			if rc.Model != m || rc.Variant != vid {
+				return false
+			}
+			if vid == "" {
+				return true
+			}
+			for _, l := range k.plan.Lanes {
+				if l.Variant == vid {
+					return slices.Equal(sortedLabels(l.Nodes), sortedLabels(nodes))
+				}
+			}
+		}
+	}
+	return false
+}
+
+func resList(rs []model.Residency) string {
+	s := make([]string, len(rs))
+	for i, r := range rs {
+		s[i] = string(r)
+	}
+	if len(s) > 1 {
+		return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+	}
+	return s[0]
+}
+
+func sameReasons(a, b []model.Reason) bool {
+	return slices.EqualFunc(a, b, func(x, y model.Reason) bool { return x == y })
+}
+
+// external weighs serving sid first from the external model o.Model.
+func (k *asker) external(o Option, sid string) Option {
+	if !k.p.Settings.ExternalAllowed {
+		o.Reasons = []model.Reason{{Rule: RuleExternal, Text: o.Model + " is external and external models are not allowed (policy)"}}
+		return o
+	}
+	r, ok := k.routeLit(sid, o.Model, "")
+	if !ok {
+		o.Reasons = []model.Reason{{Rule: RuleConflict, Text: fmt.Sprintf("%s cannot serve %s first", o.Model, sid)}}
+		return o
+	}
+	if k.static {
+		o.Possible = true
+		return o
+	}
+	if cs, unsat := k.cores([]z.Lit{r}, k.rules()); unsat {
+		o.Reasons = k.render(nil, nil, "", cs)
+		o.Pins = ruleLabels(cs)
+		return o
+	}
+	o.Possible = true
+	if k.chosen(sid, o.Model, "", nil) {
+		o.Chosen = true
+		return o
+	}
+	mi := k.ix.Model[o.Model]
+	ft, total := k.p.Settings.ExpectedExternal(&k.p.Models[mi])
+	if s := findSource(k.e, sid); s != nil && s.E != 0 {
+		o.Reasons = append(o.Reasons, model.Reason{Rule: RuleExternal,
+			Text: "a cloud model, while a local lane could serve " + sid + " (level 2 counts it)"})
+	}
+	o.Reasons = append(o.Reasons, k.latencyReasons(sid, ft, total, "")...)
+	return o
+}
+
+// cost says what serving sid from v with residency r costs against the
+// plan's route: a broken SLO, or slower first tokens.
+func (k *asker) cost(sid string, v *model.Variant, r model.Residency) []model.Reason {
+	ft, total := k.p.Settings.Expected(v, r)
+	how := ""
+	if cold := k.p.Settings.ColdFraction(r) * v.LoadTimeMs; cold > 0 {
+		how = fmt.Sprintf(" (%s + %g%% cold x %s load)", msText(v.Perf.FirstTokenMs), k.p.Settings.ColdFraction(r)*100, secText(v.LoadTimeMs))
+	}
+	return k.latencyReasons(sid, ft, total, how)
+}
+
+// latencyReasons compares expected latencies with the SLO and with the
+// plan's route of sid.
+func (k *asker) latencyReasons(sid string, ft, total float64, how string) []model.Reason {
+	var out []model.Reason
+	if ai, ok := k.ix.Alias[sid]; ok && k.p.Aliases[ai].SLO.Breaks(ft, total) {
+		slo := k.p.Aliases[ai].SLO
+		if slo.FirstTokenMs > 0 && ft > slo.FirstTokenMs {
+			out = append(out, model.Reason{Rule: RuleSLO, Text: fmt.Sprintf("expects %s first token%s, over the %s SLO", msText(ft), how, msText(slo.FirstTokenMs))})
+		} else {
+			out = append(out, model.Reason{Rule: RuleSLO, Text: fmt.Sprintf("expects %s in total%s, over the %s total SLO", msText(total), how, msText(slo.TotalMs))})
+		}
+		return out
+	}
+	if now, ok := k.planFirstToken(sid); ok {
+		if ft > now {
+			out = append(out, model.Reason{Rule: RuleLatency, Text: fmt.Sprintf("expects %s first token%s, against %s for the plan's route", msText(ft), how, msText(now))})
+		} else {
+			out = append(out, model.Reason{Rule: RuleObjective, Text: fmt.Sprintf("expects %s first token%s, against %s for the plan's route, but costs the plan more elsewhere (load, churn, or another source)", msText(ft), how, msText(now))})
+		}
+	}
+	return out
+}
+
+// planFirstToken is the expected first-token latency of the plan's route
+// of sid.
+func (k *asker) planFirstToken(sid string) (float64, bool) {
+	for _, rc := range k.plan.Routes {
+		if rc.Source != sid || rc.Model == "" {
+			continue
+		}
+		if rc.Variant == "" {
+			mi, ok := k.ix.Model[rc.Model]
+			if !ok {
+				return 0, false
+			}
+			ft, _ := k.p.Settings.ExpectedExternal(&k.p.Models[mi])
+			return ft, true
+		}
+		vi, ok := k.ix.Variant[rc.Variant]
+		if !ok {
+			return 0, false
+		}
+		for _, l := range k.plan.Lanes {
+			if l.Variant == rc.Variant {
+				ft, _ := k.p.Settings.Expected(&k.p.Variants[vi], l.Residency)
+				return ft, true
+			}
+		}
+	}
+	return 0, false
+}
+
+func msText(x float64) string  { return fmt.Sprintf("%.0f ms", x) }
+func secText(x float64) string { return fmt.Sprintf("%g s", x/1000) }
+
+// render words conflict sets: a set of the plan's lanes that shares a
+// memory domain with the option is a memory reason with the domain's
+// figures; the option's own runtime elsewhere is a placement reason;
+// pins and cordons are named, memory among pins with its figures.
+func (k *asker) render(v *model.Variant, pl *model.Placement, r model.Residency, cs [][]item) []model.Reason {
+	var out []model.Reason
+	for _, c := range cs {
+		out = append(out, k.renderOne(v, pl, r, c)...)
+	}
+	return out
+}
+
+func (k *asker) renderOne(v *model.Variant, pl *model.Placement, r model.Residency, c []item) []model.Reason {
+	var out []model.Reason
+	var pins []*model.Pin
+	var pinLabels []string
+	lanes := map[int]bool{}
+	for _, it := range c {
+		switch it.kind {
+		case cordonItem:
+			i := k.ix.Node[it.node]
+			out = append(out, model.Reason{Rule: model.RuleUnavailable, Node: it.node, Text: fmt.Sprintf("%s is %s", it.node, k.p.Nodes[i].Unavailable)})
+		case pinItem:
+			pins = append(pins, &k.e.Pool.Pins[it.pin])
+			pinLabels = append(pinLabels, it.label)
+		default:
+			lanes[it.lane] = true
+		}
+	}
+	// The option's own runtime elsewhere in the plan.
+	for li := range lanes {
+		l := k.plan.Lanes[li]
+		if v != nil && l.Variant == v.ID {
+			out = append(out, model.Reason{Rule: RulePlacement, Text: fmt.Sprintf("%s runs on %s in the plan, and a runtime takes one placement", l.Variant, strings.Join(l.Nodes, "+"))})
+			delete(lanes, li)
+		}
+	}
+	if len(lanes) > 0 && v != nil && pl != nil {
+		mem := k.memory(v, pl, r, lanes, pins)
+		out = append(out, mem...)
+		if len(mem) > 0 {
+			lanes = nil
+			pins = nil
+		}
+	}
+	if len(pins) > 0 {
+		text := pinText(pins)
+		if v != nil {
+			text += " rules it out"
+		}
+		if len(pins) > 1 {
+			if mr, ok := memoryConflict(k.e, pins); ok {
+				text = mr
+			} else {
+				text = "it cannot hold with " + pinText(pins)
+			}
+		}
+		out = append(out, model.Reason{Rule: RulePin, Text: text})
+	}
+	if len(lanes) > 0 {
+		var names []string
+		for li := range lanes {
+			l := k.plan.Lanes[li]
+			names = append(names, fmt.Sprintf("%s on %s (%s)", l.Variant, strings.Join(l.Nodes, "+"), l.Residency))
+		}
+		slices.Sort(names)
+		out = append(out, model.Reason{Rule: RuleConflict, Text: "it cannot run next to " + strings.Join(names, ", ") + " as the plan has them"})
+	}
+	return out
+}
+
+// memory words a conflict with the plan's lanes on the option's domains:
+// the draw, the domain's plan budget, and what the plan keeps there.
+func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency, lanes map[int]bool, pins []*model.Pin) []model.Reason {
+	pinned := map[string]string{}
+	for _, p := range pins {
+		if p.Variant != "" {
+			pinned[p.Variant] = pinPhrase(p)
+		}
+	}
+	var out []model.Reason
+	for _, d := range pl.Draws {
+		dom := k.p.Domain(k.ix, d.Node, d.Domain)
+		if dom == nil {
+			continue
+		}
+		type use struct {
+			id  string
+			gb  float64
+			res model.Residency
+		}
+		var here []use
+		inCore := false
+		for li, l := range k.plan.Lanes {
+			vi, ok := k.ix.Variant[l.Variant]
+			if !ok || l.Variant == v.ID {
+				continue
+			}
+			for _, pd := range drawsOf(&k.p.Variants[vi], l.Nodes) {
+				if pd.Node == d.Node && pd.Domain == d.Domain {
+					here = append(here, use{l.Variant, pd.Gb, l.Residency})
+					inCore = inCore || lanes[li]
+				}
+			}
+		}
+		if !inCore {
+			continue
+		}
+		slices.SortFunc(here, func(a, b use) int { return cmp.Or(cmp.Compare(b.gb, a.gb), strings.Compare(a.id, b.id)) })
+		var held float64
+		var who []string
+		kind := "resident"
+		if r == model.Auto {
+			kind = "always"
+		}
+		var autos []string
+		for _, u := range here {
+			counts := u.res == model.Always || (r != model.Auto && u.res == model.Preferred)
+			if !counts {
+				if u.res == model.Auto && r == model.Always {
+					autos = append(autos, fmt.Sprintf("%s %s", u.id, trimGb(u.gb)))
+				}
+				continue
+			}
+			held += u.gb
+			tag := ""
+			if u.res == model.Preferred {
+				tag = " preferred"
+			}
+			if p, ok := pinned[u.id]; ok {
+				tag += " (" + p + ")"
+			}
+			who = append(who, fmt.Sprintf("%s %s%s", u.id, trimGb(u.gb), tag))
+		}
+		text := fmt.Sprintf("needs %s on %s %s; its plan budget %s holds %s %s", model.Gb(d.Gb), d.Node, d.Domain,
+			model.Gb(dom.Budget.PlanGb), model.Gb(held), kind)
+		if len(who) > 0 {
+			text += ": " + strings.Join(who, ", ")
+		}
+		if held+d.Gb <= dom.Budget.PlanGb+1e-9 && len(autos) > 0 {
+			text += fmt.Sprintf(", and the auto lane %s must still fit next to the always lanes", strings.Join(autos, ", "))
+		}
+		out = append(out, model.Reason{Rule: model.RuleMemory, Node: d.Node, Text: text})
+	}
+	return out
+}
+
+func trimGb(x float64) string { return strings.TrimSuffix(model.Gb(x), " GiB") }
+
+// drawsOf is what variant v draws on the placement with these nodes.
+func drawsOf(v *model.Variant, nodes []string) []model.Draw {
+	want := sortedLabels(nodes)
+	for _, pl := range v.Placements {
+		if slices.Equal(sortedLabels(pl.Nodes), want) {
+			return pl.Draws
+		}
+	}
+	return nil
+}
+
+// candidates are the options of source sid, in the alias's order of
+// preference: each candidate model, through each variant that serves it,
+// on each of its placements; an external model as one option.
+func (k *asker) candidates(sid string) ([]string, []candidate) {
+	var cands []string
+	if ai, ok := k.ix.Alias[sid]; ok {
+		cands = k.p.Aliases[ai].Candidates()
+	} else if m, ok := strings.CutPrefix(sid, "model:"); ok {
+		cands = []string{m}
+	}
+	var out []candidate
+	for _, m := range cands {
+		mi, ok := k.ix.Model[m]
+		if !ok {
+			out = append(out, candidate{model: m, missing: m + " is not a model of the pool"})
+			continue
+		}
+		if k.p.Models[mi].External {
+			out = append(out, candidate{model: m})
+			continue
+		}
+		n := 0
+		for vi := range k.p.Variants {
+			v := &k.p.Variants[vi]
+			if !slices.Contains(v.Models, m) && !slices.Contains(k.p.Models[mi].Variants, v.ID) {
+				continue
+			}
+			for pi := range v.Placements {
+				out = append(out, candidate{model: m, v: v, pl: &v.Placements[pi]})
+				n++
+			}
+		}
+		if n == 0 {
+			out = append(out, candidate{model: m, missing: m + " has no variant that serves it"})
+		}
+	}
+	return cands, out
+}
+
+type candidate struct {
+	model   string
+	v       *model.Variant
+	pl      *model.Placement
+	missing string // why the candidate has no option at all
+}
+
+// weigh turns a candidate into an option.
+func (k *asker) weigh(sid string, c candidate) Option {
+	if c.missing != "" {
+		return Option{Model: c.model, Reasons: []model.Reason{{Rule: RuleConflict, Text: c.missing}}}
+	}
+	return k.option(sid, c.model, c.v, c.pl)
+}
+
+// short is an option's reasons on one line, for a plan's explanations:
+// "m via v on nodes: reason, reason".
+func (o Option) short() string {
+	var rs []string
+	for _, r := range o.Reasons {
+		rs = append(rs, r.Text)
+	}
+	subject := o.Model
+	if o.Variant != "" {
+		subject += " via " + o.Variant + " on " + strings.Join(o.Nodes, "+")
+	}
+	if len(rs) == 0 {
+		return subject
+	}
+	return subject + ": " + strings.Join(rs, " and ")
+}
+
+// ruleLabels are the labels of the pins and cordons in conflict sets.
+func ruleLabels(cs [][]item) []string {
+	var out []string
+	for _, c := range cs {
+		for _, it := range c {
+			if it.kind == pinItem || it.kind == cordonItem {
+				out = append(out, it.label)
+			}
+		}
+	}
+	return sortedLabels(out)
+}
+
+// shortOr is short, or fallback when the option has no reason.
+func (o Option) shortOr(fallback string) string {
+	if len(o.Reasons) == 0 {
+		return fallback
+	}
+	return o.short()
+}
