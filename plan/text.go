@@ -472,3 +472,18 @@ func gb(x GiB) string { return model.Gb(finite(float64(x))) }
 func num(x GiB) string { return strings.TrimSuffix(gb(x), " GiB") }
 
 func msText(x Ms) string { return fmt.Sprintf("%.0f ms", math.Round(finite(float64(x)))) }
+
+// ChangeLine is one change as WriteText lists it, without colour or
+// padding: its marker and label, what changes, and the reason. Other
+// reports that list a plan's changes (resilience) print them so.
+func ChangeLine(c Change) string {
+	lab, ok := changeLabels[c.Kind]
+	if !ok {
+		lab = [2]string{"?", c.Kind.String()}
+	}
+	text := lab[0] + " " + lab[1] + "  " + changeText(c)
+	if c.Reason != "" {
+		text += ": " + oneLine(c.Reason)
+	}
+	return text
+}

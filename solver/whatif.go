@@ -94,6 +94,14 @@ type Replan struct {
 	Uncovered, ExternalFirst, SLOBroken []string
 }
 
+// Shortfall is what the re-plan leaves short, on the scenario's pool.
+func (r *Replan) Shortfall() Shortfall {
+	if r.Result.Infeasible {
+		return Shortfall{Uncovered: []string{}, ToCloud: []string{}, SLOBroken: []string{}}
+	}
+	return Shortfall{Uncovered: orEmpty(r.Uncovered), ToCloud: orEmpty(servedExternally(r.Pool, r.Result.Assignment)), SLOBroken: orEmpty(r.SLOBroken)}
+}
+
 // Proved reports whether every level of the re-plan is proved optimal.
 func (r *Replan) Proved() bool {
 	if r == nil || r.Result == nil || r.Result.Infeasible {
@@ -118,6 +126,7 @@ type WhatIf struct {
 	// l4TooBig is set once level 4's exact diagram has passed its cap:
 	// it would again for every scenario, and building it is the cost.
 	l4TooBig bool
+	short    *Shortfall // the base plan's, once asked
 	// Calls counts gini calls, for benchmarks.
 	Calls int
 }
@@ -144,6 +153,15 @@ func NewWhatIf(p *model.Pool, base *Result, seed uint64, deadline time.Time) (*W
 
 // Base is the plan questions are asked of.
 func (w *WhatIf) Base() *Result { return w.base }
+
+// BaseShortfall is what the base plan leaves short.
+func (w *WhatIf) BaseShortfall() Shortfall {
+	if w.short == nil {
+		s := shortfall(w.p, w.base.Assignment)
+		w.short = &s
+	}
+	return *w.short
+}
 
 // check names what a scenario names and the pool lacks.
 func (w *WhatIf) check(sc Scenario) error {

@@ -2,6 +2,8 @@ package solver
 
 import (
 	"cmp"
+	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -59,12 +62,43 @@ type Outcome struct {
 	Objective model.Objective `json:"objective"`
 	// Proved is set when every level of it is proved optimal.
 	Proved bool `json:"proved"`
-	// Uncovered, ToCloud and SLOBroken are what it loses against the
-	// plan: sources uncovered, aliases served from the cloud first, and
-	// SLOs broken, that the plan covers, serves locally, or keeps.
-	Uncovered []string `json:"uncovered,omitempty"`
-	ToCloud   []string `json:"toCloud,omitempty"`
-	SLOBroken []string `json:"sloBroken,omitempty"`
+	// Loses is what it loses against the plan: sources uncovered,
+	// aliases served from the cloud first, SLOs broken, that the plan
+	// covers, serves locally, or keeps.
+	Loses Shortfall `json:"loses"`
+}
+
+// Shortfall is what a plan leaves short: sources it leaves uncovered,
+// aliases it serves from an external model first, aliases whose SLO it
+// breaks. Slices are in source order, never nil.
+type Shortfall struct {
+	Uncovered []string `json:"uncovered"`
+	ToCloud   []string `json:"toCloud"`
+	SLOBroken []string `json:"sloBroken"`
+}
+
+// Minus is what s falls short of and t does not.
+func (s Shortfall) Minus(t Shortfall) Shortfall {
+	return Shortfall{Uncovered: missing(s.Uncovered, t.Uncovered), ToCloud: missing(s.ToCloud, t.ToCloud),
+		SLOBroken: missing(s.SLOBroken, t.SLOBroken)}
+}
+
+// Empty reports whether nothing falls short.
+func (s Shortfall) Empty() bool {
+	return len(s.Uncovered) == 0 && len(s.ToCloud) == 0 && len(s.SLOBroken) == 0
+}
+
+// shortfall is plan a's shortfall on pool p, as eval counts it.
+func shortfall(p *model.Pool, a model.Assignment) Shortfall {
+	rep := eval.Check(p, a)
+	return Shortfall{Uncovered: orEmpty(rep.Uncovered), ToCloud: orEmpty(servedExternally(p, a)), SLOBroken: orEmpty(rep.SLOBroken)}
+}
+
+func orEmpty(xs []string) []string {
+	if xs == nil {
+		return []string{}
+	}
+	return xs
 }
 
 // asker answers why-not questions on one encoding of pool p (e.Pool is
@@ -121,10 +155,14 @@ func (k *asker) rules() []item {
 }
 
 // kept are the plan's own decisions as assumptions: each lane on its
-// nodes, and its residency.
-func (k *asker) kept() []item {
+// nodes, and its residency; but those of variant except, which the
+// question moves.
+func (k *asker) kept(except string) []item {
 	var out []item
 	for li, l := range k.plan.Lanes {
+		if l.Variant == except {
+			continue
+		}
 		x, ok := k.laneLit(l.Variant, l.Nodes)
 		if !ok {
 			continue
@@ -249,7 +287,9 @@ func (k *asker) core(fixed []z.Lit, set []item) (int, []int) {
 		}
 		var why []int
 		for _, m := range k.e.S.Why(nil) {
-			if i, ok := ix[m]; ok {
+			// Only what sub assumed: a member's literal may also be
+			// among the fixed ones.
+			if i, ok := ix[m]; ok && slices.Contains(sub, i) {
 				why = append(why, i)
 			}
 		}
@@ -323,7 +363,7 @@ func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Opt
 		reasons []model.Reason
 	}
 	var vs []verdict
-	keep := append(k.rules(), k.kept()...)
+	keep := append(k.rules(), k.kept(v.ID)...)
 	for _, r := range model.Residencies {
 		rl, ok := k.resLit(v.ID, r)
 		if !ok {
@@ -499,84 +539,114 @@ func (k *asker) planFirstToken(sid string) (float64, bool) {
 func msText(x float64) string  { return fmt.Sprintf("%.0f ms", x) }
 func secText(x float64) string { return fmt.Sprintf("%g s", x/1000) }
 
-// render words conflict sets: a set of the plan's lanes that shares a
-// memory domain with the option is a memory reason with the domain's
-// figures; the option's own runtime elsewhere is a placement reason;
-// pins and cordons are named, memory among pins with its figures.
+// render words conflict sets: the plan's lanes in them that share a
+// memory domain with the option make one memory reason per domain, with
+// the domain's figures; the option's own runtime elsewhere is a
+// placement reason; cordons and pins are named, memory among pins with
+// its figures. Sets that overlap in words (two minimal sets on one full
+// domain) give the reason once.
 func (k *asker) render(v *model.Variant, pl *model.Placement, r model.Residency, cs [][]item) []model.Reason {
 	var out []model.Reason
+	seen := map[model.Reason]bool{}
+	var all []item
 	for _, c := range cs {
-		out = append(out, k.renderOne(v, pl, r, c)...)
+		all = append(all, c...)
 	}
-	return out
-}
-
-func (k *asker) renderOne(v *model.Variant, pl *model.Placement, r model.Residency, c []item) []model.Reason {
-	var out []model.Reason
-	var pins []*model.Pin
-	var pinLabels []string
-	lanes := map[int]bool{}
-	for _, it := range c {
+	var pins []item
+	var lanes []item
+	for _, it := range all {
 		switch it.kind {
 		case cordonItem:
 			i := k.ix.Node[it.node]
-			out = append(out, model.Reason{Rule: model.RuleUnavailable, Node: it.node, Text: fmt.Sprintf("%s is %s", it.node, k.p.Nodes[i].Unavailable)})
-		case pinItem:
-			pins = append(pins, &k.e.Pool.Pins[it.pin])
-			pinLabels = append(pinLabels, it.label)
-		default:
-			lanes[it.lane] = true
-		}
-	}
-	// The option's own runtime elsewhere in the plan.
-	for li := range lanes {
-		l := k.plan.Lanes[li]
-		if v != nil && l.Variant == v.ID {
-			out = append(out, model.Reason{Rule: RulePlacement, Text: fmt.Sprintf("%s runs on %s in the plan, and a runtime takes one placement", l.Variant, strings.Join(l.Nodes, "+"))})
-			delete(lanes, li)
-		}
-	}
-	if len(lanes) > 0 && v != nil && pl != nil {
-		mem := k.memory(v, pl, r, lanes, pins)
-		out = append(out, mem...)
-		if len(mem) > 0 {
-			lanes = nil
-			pins = nil
-		}
-	}
-	if len(pins) > 0 {
-		text := pinText(pins)
-		if v != nil {
-			text += " rules it out"
-		}
-		if len(pins) > 1 {
-			if mr, ok := memoryConflict(k.e, pins); ok {
-				text = mr
-			} else {
-				text = "it cannot hold with " + pinText(pins)
+			rs := model.Reason{Rule: model.RuleUnavailable, Node: it.node, Text: fmt.Sprintf("%s is %s", it.node, k.p.Nodes[i].Unavailable)}
+			if !seen[rs] {
+				seen[rs] = true
+				out = append(out, rs)
 			}
+		case pinItem:
+			pins = append(pins, it)
+		default:
+			lanes = append(lanes, it)
 		}
-		out = append(out, model.Reason{Rule: RulePin, Text: text})
 	}
-	if len(lanes) > 0 {
+	memDone := false
+	if len(lanes) > 0 && v != nil && pl != nil {
+		if mem := k.memory(v, pl, r, lanes); len(mem) > 0 {
+			out = append(out, mem...)
+			memDone = true
+		}
+	}
+	if !memDone && len(lanes) > 0 {
 		var names []string
-		for li := range lanes {
-			l := k.plan.Lanes[li]
-			names = append(names, fmt.Sprintf("%s on %s (%s)", l.Variant, strings.Join(l.Nodes, "+"), l.Residency))
+		for _, it := range lanes {
+			l := k.plan.Lanes[it.lane]
+			name := fmt.Sprintf("%s on %s (%s)", l.Variant, strings.Join(l.Nodes, "+"), l.Residency)
+			if !slices.Contains(names, name) {
+				names = append(names, name)
+			}
 		}
 		slices.Sort(names)
 		out = append(out, model.Reason{Rule: RuleConflict, Text: "it cannot run next to " + strings.Join(names, ", ") + " as the plan has them"})
 	}
+	if len(pins) > 0 && !(memDone && k.onlyLanePins(pins)) {
+		out = append(out, k.pinReason(v, pins))
+	}
 	return out
+}
+
+// renderOne words one conflict set.
+func (k *asker) renderOne(v *model.Variant, pl *model.Placement, r model.Residency, c []item) []model.Reason {
+	return k.render(v, pl, r, [][]item{c})
+}
+
+// onlyLanePins reports whether every pin is a lane pin, which a memory
+// reason already names next to its lane.
+func (k *asker) onlyLanePins(pins []item) bool {
+	for _, it := range pins {
+		if k.e.Pool.Pins[it.pin].Variant == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// pinReason words the pins of conflict sets.
+func (k *asker) pinReason(v *model.Variant, items []item) model.Reason {
+	var pins []*model.Pin
+	for _, it := range items {
+		p := &k.e.Pool.Pins[it.pin]
+		if !slices.Contains(pins, p) {
+			pins = append(pins, p)
+		}
+	}
+	switch {
+	case len(pins) > 1:
+		if mr, ok := memoryConflict(k.e, pins); ok {
+			return model.Reason{Rule: RulePin, Text: mr}
+		}
+		return model.Reason{Rule: RulePin, Text: "it cannot hold with " + pinText(pins)}
+	case v == nil:
+		return model.Reason{Rule: RulePin, Text: pinPhrase(pins[0]) + ": " + lonePin(k.e, k.p, pins[0])}
+	}
+	return model.Reason{Rule: RulePin, Text: pinPhrase(pins[0]) + " rules it out"}
 }
 
 // memory words a conflict with the plan's lanes on the option's domains:
 // the draw, the domain's plan budget, and what the plan keeps there.
-func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency, lanes map[int]bool, pins []*model.Pin) []model.Reason {
+// The option's own runtime elsewhere in the plan is a placement reason.
+func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency, items []item) []model.Reason {
+	inCore := map[int]bool{}
+	for _, it := range items {
+		inCore[it.lane] = true
+	}
 	pinned := map[string]string{}
-	for _, p := range pins {
-		if p.Variant != "" {
-			pinned[p.Variant] = pinPhrase(p)
+	for pi, p := range k.e.Pool.Pins {
+		if p.Variant != "" && !k.dropped[pi] {
+			tag := "pinned"
+			if p.Source == model.PinKeepWarm {
+				tag = "keepWarm"
+			}
+			pinned[p.Variant] = tag
 		}
 	}
 	var out []model.Reason
@@ -591,7 +661,7 @@ func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency,
 			res model.Residency
 		}
 		var here []use
-		inCore := false
+		hit := false
 		for li, l := range k.plan.Lanes {
 			vi, ok := k.ix.Variant[l.Variant]
 			if !ok || l.Variant == v.ID {
@@ -600,21 +670,20 @@ func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency,
 			for _, pd := range drawsOf(&k.p.Variants[vi], l.Nodes) {
 				if pd.Node == d.Node && pd.Domain == d.Domain {
 					here = append(here, use{l.Variant, pd.Gb, l.Residency})
-					inCore = inCore || lanes[li]
+					hit = hit || inCore[li]
 				}
 			}
 		}
-		if !inCore {
+		if !hit {
 			continue
 		}
 		slices.SortFunc(here, func(a, b use) int { return cmp.Or(cmp.Compare(b.gb, a.gb), strings.Compare(a.id, b.id)) })
 		var held float64
-		var who []string
+		var who, autos []string
 		kind := "resident"
 		if r == model.Auto {
 			kind = "always"
 		}
-		var autos []string
 		for _, u := range here {
 			counts := u.res == model.Always || (r != model.Auto && u.res == model.Preferred)
 			if !counts {
@@ -624,14 +693,14 @@ func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency,
 				continue
 			}
 			held += u.gb
-			tag := ""
+			tags := []string{}
 			if u.res == model.Preferred {
-				tag = " preferred"
+				tags = append(tags, "preferred")
 			}
-			if p, ok := pinned[u.id]; ok {
-				tag += " (" + p + ")"
+			if t, ok := pinned[u.id]; ok {
+				tags = append(tags, t)
 			}
-			who = append(who, fmt.Sprintf("%s %s%s", u.id, trimGb(u.gb), tag))
+			who = append(who, strings.Join(append([]string{u.id, trimGb(u.gb)}, tags...), " "))
 		}
 		text := fmt.Sprintf("needs %s on %s %s; its plan budget %s holds %s %s", model.Gb(d.Gb), d.Node, d.Domain,
 			model.Gb(dom.Budget.PlanGb), model.Gb(held), kind)
@@ -749,4 +818,158 @@ func (o Option) shortOr(fallback string) string {
 		return fallback
 	}
 	return o.short()
+}
+
+// RouteAnswer says why a source routes where it does in the base plan:
+// every option of every candidate, in the alias's order, each with its
+// reasons.
+type RouteAnswer struct {
+	Source string `json:"source"`
+	// Route is the plan's route of the source (Model empty: uncovered).
+	Route model.RouteChoice `json:"route"`
+	// Candidates are the models that may serve it first, in order.
+	Candidates []string `json:"candidates"`
+	Options    []Option `json:"options"`
+}
+
+// LaneAnswer says why a runtime does or does not run on a node in the
+// base plan: every placement of it that uses the node.
+type LaneAnswer struct {
+	Variant string `json:"variant"`
+	Node    string `json:"node"`
+	// Lane is where the plan runs the variant, nil when it does not.
+	Lane    *model.LaneChoice `json:"lane,omitempty"`
+	Options []Option          `json:"options"`
+}
+
+// WhyRoute weighs every option of source sid (an alias, or model:<id>)
+// against the base plan. With best, each option some plan could take but
+// the base plan does not is re-planned with it forced (Replan), so its
+// Best says what it would cost.
+func (w *WhatIf) WhyRoute(ctx context.Context, sid string, best bool, deadline time.Time) (*RouteAnswer, error) {
+	if findSource(w.e, sid) == nil {
+		return nil, fmt.Errorf("alias %q: %w", sid, ErrUnknown)
+	}
+	k := w.asker(deadline)
+	defer func() { w.Calls += k.calls }()
+	ans := &RouteAnswer{Source: sid, Route: model.RouteChoice{Source: sid}}
+	for _, rc := range w.base.Assignment.Routes {
+		if rc.Source == sid {
+			ans.Route = rc
+		}
+	}
+	var cands []candidate
+	ans.Candidates, cands = k.candidates(sid)
+	for _, c := range cands {
+		o := k.weigh(sid, c)
+		if best && o.Possible && !o.Chosen {
+			sc := Scenario{Routes: []model.RouteChoice{{Source: sid, Model: o.Model, Variant: o.Variant}}}
+			if o.Variant != "" {
+				sc.Lanes = []model.LaneChoice{{Variant: o.Variant, Nodes: o.Nodes}}
+			}
+			out, err := w.outcome(ctx, sc, deadline)
+			if err != nil {
+				return nil, err
+			}
+			o.Best = out
+		}
+		ans.Options = append(ans.Options, o)
+	}
+	return ans, nil
+}
+
+// WhyLane weighs every placement of the runtime (a variant id, or a
+// runtime name) that uses node against the base plan; with best, as
+// WhyRoute.
+func (w *WhatIf) WhyLane(ctx context.Context, runtime, node string, best bool, deadline time.Time) (*LaneAnswer, error) {
+	ix := w.e.Index
+	if _, ok := ix.Node[node]; !ok {
+		return nil, fmt.Errorf("node %q: %w", node, ErrUnknown)
+	}
+	vi, ok := ix.Variant[runtime]
+	if !ok {
+		vi = -1
+		for i := range w.p.Variants {
+			if w.p.Variants[i].Runtime == runtime && vi < 0 {
+				vi = i
+			}
+		}
+		if vi < 0 {
+			return nil, fmt.Errorf("runtime %q: %w", runtime, ErrUnknown)
+		}
+	}
+	v := &w.p.Variants[vi]
+	k := w.asker(deadline)
+	defer func() { w.Calls += k.calls }()
+	ans := &LaneAnswer{Variant: v.ID, Node: node}
+	for _, l := range w.base.Assignment.Lanes {
+		if l.Variant == v.ID {
+			l := l
+			ans.Lane = &l
+		}
+	}
+	for pi := range v.Placements {
+		pl := &v.Placements[pi]
+		if !slices.Contains(pl.Nodes, node) {
+			continue
+		}
+		o := k.option("", "", v, pl)
+		if best && o.Possible && !o.Chosen {
+			out, err := w.outcome(ctx, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes}}}, deadline)
+			if err != nil {
+				return nil, err
+			}
+			o.Best = out
+		}
+		ans.Options = append(ans.Options, o)
+	}
+	if len(ans.Options) == 0 {
+		ans.Options = []Option{{Variant: v.ID, Nodes: []string{node},
+			Reasons: []model.Reason{{Rule: RulePlacement, Node: node, Text: noPlacement(w.p, v, []string{node})}}}}
+	}
+	return ans, nil
+}
+
+func (w *WhatIf) asker(deadline time.Time) *asker {
+	return &asker{p: w.p, ix: w.e.Index, e: w.e, plan: w.base.Assignment, deadline: deadline, static: !w.e.Exact}
+}
+
+// outcome re-plans with sc forced and says what it loses against the
+// base plan; nil when no plan was found in time.
+func (w *WhatIf) outcome(ctx context.Context, sc Scenario, deadline time.Time) (*Outcome, error) {
+	r, err := w.Replan(ctx, sc, deadline)
+	if errors.Is(err, ErrNoPlan) {
+		return nil, nil
+	}
+	if err != nil || r.Result.Infeasible {
+		return nil, err
+	}
+	return &Outcome{Objective: r.Result.Objective, Proved: r.Proved(), Loses: r.Shortfall().Minus(w.BaseShortfall())}, nil
+}
+
+// missing lists the members of xs that are not in ys.
+func missing(xs, ys []string) []string {
+	out := []string{}
+	for _, x := range xs {
+		if !slices.Contains(ys, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// servedExternally lists the aliases a plan serves first from an external
+// model, in source order.
+func servedExternally(p *model.Pool, a model.Assignment) []string {
+	ix := p.Index()
+	var out []string
+	for _, rc := range a.Routes {
+		if _, alias := ix.Alias[rc.Source]; !alias || rc.Model == "" {
+			continue
+		}
+		if mi, ok := ix.Model[rc.Model]; ok && p.Models[mi].External {
+			out = append(out, rc.Source)
+		}
+	}
+	return out
 }

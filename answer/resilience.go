@@ -1,0 +1,311 @@
+package answer
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/plan"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// ResilienceSchema names the JSON document WriteResilienceJSON writes. A
+// change that breaks a reader of the document takes a new version.
+const ResilienceSchema = "poolsolve.resilience/v1"
+
+// DefaultReplanLimit bounds all re-plans of a resilience run together
+// when ResilienceOptions.Limit is zero.
+const DefaultReplanLimit = 10 * time.Second
+
+// ResilienceOptions steer Resilience.
+type ResilienceOptions struct {
+	// Scenarios to re-plan; nil means SingleLosses (N-1).
+	Scenarios []solver.Scenario
+	// Limit bounds every re-plan together; each scenario gets an equal
+	// share of what is left when it starts. Zero: DefaultReplanLimit.
+	Limit time.Duration
+	// Seed seeds the re-plans' local search.
+	Seed uint64
+	// Fleet names the input, for the report.
+	Fleet string
+	// Notes are the catalog's notes on the pool.
+	Notes []string
+}
+
+// Report is a resilience run: the base plan and every scenario, worst
+// first.
+type Report struct {
+	Schema string `json:"schema"`
+	Fleet  string `json:"fleet,omitempty"`
+	// Single is set when the scenarios are every single node and link
+	// loss (N-1); false for scenarios the caller named.
+	Single    bool       `json:"single"`
+	Base      Base       `json:"base"`
+	Scenarios []Scenario `json:"scenarios"`
+	Summary   Summary    `json:"summary"`
+	Notes     []string   `json:"notes,omitempty"`
+
+	plans []*plan.Plan // per scenario, for the picture
+}
+
+// Base is the plan every scenario is compared with.
+type Base struct {
+	Objective model.Objective `json:"objective"`
+	Levels    []plan.Level    `json:"levels"`
+	// Shortfall is what the base plan already leaves uncovered, serves
+	// from an external model first, or breaks.
+	solver.Shortfall
+}
+
+// Status says how far a scenario's re-plan is proved.
+type Status string
+
+const (
+	// Proved: every level of the re-plan is proved optimal.
+	Proved Status = "proved"
+	// Bounded: some level is only the best found in the scenario's time
+	// share, with a lower bound below it.
+	Bounded Status = "bounded"
+	// Infeasible: no plan meets the scenario's own demands.
+	Infeasible Status = "infeasible"
+)
+
+// Scenario is one scenario's outcome against the base plan.
+type Scenario struct {
+	Name  string   `json:"name"`
+	Nodes []string `json:"nodes"`
+	Links []string `json:"links"` // "a<->b"
+	// Status is proved, bounded or infeasible.
+	Status    Status           `json:"status"`
+	Objective *model.Objective `json:"objective"` // nil when infeasible
+	Levels    []plan.Level     `json:"levels"`
+	// Loses is what the re-plan falls short of and the base plan does
+	// not: sources uncovered (coverage lost), aliases served from an
+	// external model first, SLOs broken.
+	Loses solver.Shortfall `json:"loses"`
+	// Level4Change is the re-plan's level 4 less the base plan's, in
+	// latency units (negative: cheaper, e.g. sources left uncovered cost
+	// nothing there).
+	Level4Change int64 `json:"level4Change"`
+	// DroppedPins are the pins the scenario breaks, with why.
+	DroppedPins  []plan.Explanation `json:"droppedPins"`
+	Explanations []plan.Explanation `json:"explanations"`
+	// Changes are what the re-plan changes against the base plan.
+	Changes []plan.Change `json:"changes"`
+	Summary plan.Summary  `json:"summary"`
+	// ElapsedMs is the re-plan's wall time; it is left out of the JSON
+	// so that the same run gives the same bytes.
+	ElapsedMs float64 `json:"-"`
+}
+
+// Effects is the scenario's outcome in a few words: "embeddings
+// uncovered; 2 aliases to cloud".
+func (s *Scenario) Effects() string {
+	if s.Status == Infeasible {
+		return "no plan: " + strings.Join(explanationTexts(s.Explanations), "; ")
+	}
+	var parts []string
+	if n := len(s.Loses.Uncovered); n > 0 {
+		parts = append(parts, listOrCount(s.Loses.Uncovered, "sources")+" uncovered")
+	}
+	if n := len(s.Loses.ToCloud); n > 0 {
+		parts = append(parts, listOrCount(s.Loses.ToCloud, "aliases")+" to cloud")
+	}
+	if n := len(s.Loses.SLOBroken); n > 0 {
+		parts = append(parts, listOrCount(s.Loses.SLOBroken, "aliases")+" SLO broken")
+	}
+	if len(parts) == 0 {
+		if s.Summary.Reroute > 0 {
+			return fmt.Sprintf("every source covered; %d re-routed", s.Summary.Reroute)
+		}
+		return "every source covered as before"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func listOrCount(xs []string, what string) string {
+	if len(xs) <= 2 {
+		return strings.Join(xs, ", ")
+	}
+	return fmt.Sprintf("%d %s", len(xs), what)
+}
+
+// Harmful reports whether the scenario loses coverage (or admits no
+// plan at all).
+func (s *Scenario) Harmful() bool { return s.Status == Infeasible || len(s.Loses.Uncovered) > 0 }
+
+// Summary counts the scenarios by what they lose.
+type Summary struct {
+	Scenarios    int `json:"scenarios"`
+	LoseCoverage int `json:"loseCoverage"`
+	ToCloud      int `json:"toCloud"`
+	BreakSLO     int `json:"breakSLO"`
+	Proved       int `json:"proved"`
+	// KeepsCoverage is set when no scenario loses coverage: the exit
+	// code is then 0.
+	KeepsCoverage bool `json:"keepsCoverage"`
+}
+
+// Resilience re-plans pool p, whose plan is base, under every scenario
+// of opts, on one encoding, and compares each re-plan with base. An
+// error means a scenario names what the pool lacks (solver.ErrUnknown),
+// an infeasible base, or a solver failure.
+func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts ResilienceOptions) (*Report, error) {
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = DefaultReplanLimit
+	}
+	start := time.Now()
+	end := start.Add(limit)
+	scs := opts.Scenarios
+	single := scs == nil
+	if single {
+		scs = SingleLosses(p)
+	}
+	w, err := solver.NewWhatIf(p, base, opts.Seed, end)
+	if err != nil {
+		return nil, err
+	}
+	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
+	rp := renderPool(p, base.Assignment, basePlan)
+	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes,
+		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: w.BaseShortfall()}}
+	type done struct {
+		s  Scenario
+		pl *plan.Plan
+	}
+	var all []done
+	for i, sc := range scs {
+		t0 := time.Now()
+		deadline := t0.Add(time.Until(end) / time.Duration(len(scs)-i))
+		re, err := w.Replan(ctx, sc, deadline)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", sc.Name(), err)
+		}
+		s, pl := r.compare(re, rp, opts)
+		s.ElapsedMs = float64(time.Since(t0).Microseconds()) / 1000
+		all = append(all, done{s, pl})
+	}
+	slices.SortStableFunc(all, func(a, b done) int { return worse(&a.s, &b.s) })
+	r.Scenarios = []Scenario{}
+	for _, d := range all {
+		r.Scenarios = append(r.Scenarios, d.s)
+		r.plans = append(r.plans, d.pl)
+	}
+	r.Summary = summarize(r.Scenarios)
+	return r, nil
+}
+
+// worse orders scenarios worst first: no plan, then by sources
+// uncovered, aliases to cloud, SLOs broken, level 4 up, then by name.
+func worse(a, b *Scenario) int {
+	inf := func(s *Scenario) int {
+		if s.Status == Infeasible {
+			return 1
+		}
+		return 0
+	}
+	return cmp.Or(cmp.Compare(inf(b), inf(a)),
+		cmp.Compare(len(b.Loses.Uncovered), len(a.Loses.Uncovered)),
+		cmp.Compare(len(b.Loses.ToCloud), len(a.Loses.ToCloud)),
+		cmp.Compare(len(b.Loses.SLOBroken), len(a.Loses.SLOBroken)),
+		cmp.Compare(b.Level4Change, a.Level4Change),
+		strings.Compare(a.Name, b.Name))
+}
+
+func summarize(ss []Scenario) Summary {
+	s := Summary{Scenarios: len(ss), KeepsCoverage: true}
+	for i := range ss {
+		sc := &ss[i]
+		if sc.Harmful() {
+			s.LoseCoverage++
+			s.KeepsCoverage = false
+		}
+		if len(sc.Loses.ToCloud) > 0 {
+			s.ToCloud++
+		}
+		if len(sc.Loses.SLOBroken) > 0 {
+			s.BreakSLO++
+		}
+		if sc.Status == Proved {
+			s.Proved++
+		}
+	}
+	return s
+}
+
+// renderPool is p with the base plan as what runs now, so that package
+// plan's diff of a re-plan lists what it changes against the base plan.
+func renderPool(p *model.Pool, base model.Assignment, bp *plan.Plan) *model.Pool {
+	rp := *p
+	rp.Current = model.Current{Lanes: []model.CurrentLane{}, Routes: []model.CurrentRoute{}}
+	for _, l := range base.Lanes {
+		rp.Current.Lanes = append(rp.Current.Lanes, model.CurrentLane{Variant: l.Variant, Nodes: l.Nodes, Residency: l.Residency, Status: "running"})
+	}
+	ix := p.Index()
+	for _, r := range bp.Routes {
+		if _, ok := ix.Alias[r.Source]; ok && r.Covered() {
+			rp.Current.Routes = append(rp.Current.Routes, model.CurrentRoute{Alias: r.Source, Primary: r.Model, Route: r.RouteName})
+		}
+	}
+	return &rp
+}
+
+// compare turns a re-plan into a scenario of the report, and its plan
+// against the base plan.
+func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptions) (Scenario, *plan.Plan) {
+	sc := re.Scenario
+	s := Scenario{Name: sc.Name(), Nodes: orEmpty(sc.Nodes), Links: []string{}, Levels: []plan.Level{},
+		Loses: re.Shortfall(), DroppedPins: []plan.Explanation{},
+		Explanations: []plan.Explanation{}, Changes: []plan.Change{}}
+	for _, l := range sc.Links {
+		s.Links = append(s.Links, l.A+"<->"+l.B)
+	}
+	// The re-plan's pool, with the base plan as what runs now.
+	sp := *re.Pool
+	sp.Current = rp.Current
+	notes := []string{"What-if " + sc.Name() + ": the changes are against the base plan."}
+	for _, d := range re.Dropped {
+		notes = append(notes, d.Reason)
+	}
+	pl := plan.Build(&sp, re.Result, plan.Meta{Fleet: strings.TrimPrefix(opts.Fleet+", "+sc.Name(), ", "), Solver: "exact", Notes: notes})
+	s.Explanations = orEmpty(pl.Explanations)
+	for _, d := range re.Dropped {
+		s.DroppedPins = append(s.DroppedPins, plan.Explanation{Subject: d.Subject, Reason: d.Reason, Pins: d.Pins})
+	}
+	if re.Result.Infeasible {
+		s.Status = Infeasible
+		return s, pl
+	}
+	s.Status = Bounded
+	if re.Proved() {
+		s.Status = Proved
+	}
+	obj := re.Result.Objective
+	s.Objective = &obj
+	s.Levels = pl.Levels
+	s.Loses = re.Shortfall().Minus(r.Base.Shortfall)
+	s.Level4Change = obj[3] - r.Base.Objective[3]
+	s.Changes = pl.Changes
+	s.Summary = pl.Summary
+	return s, pl
+}
+
+func orEmpty[T any](xs []T) []T {
+	if xs == nil {
+		return []T{}
+	}
+	return xs
+}
+
+func explanationTexts(es []plan.Explanation) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Subject+": "+e.Reason)
+	}
+	return out
+}
