@@ -49,7 +49,7 @@ func RunSince(start time.Time, args []string, stdin io.Reader, stdout, stderr io
 	stderr = &redactingWriter{w: stderr}
 	app := newApp(stdin, stdout, stderr)
 	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start}
-	err := app.Run(args)
+	err := app.Run(flagsFirst(app, args))
 	if err == nil {
 		return ExitOK
 	}
@@ -108,6 +108,8 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 		ExitErrHandler: func(*cli.Context, error) {},
 		Commands: []*cli.Command{
 			planCommand(),
+			resilienceCommand(),
+			explainCommand(),
 			catalogCommand(),
 			validateCommand(),
 			exportCommand(),

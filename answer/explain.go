@@ -1,0 +1,360 @@
+package answer
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/plan"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// ExplainSchema names the JSON document WriteExplainJSON writes. A change
+// that breaks a reader of the document takes a new version.
+const ExplainSchema = "poolsolve.explain/v1"
+
+// DefaultExplainLimit bounds the weighing of every option when
+// ExplainOptions.Limit is zero.
+const DefaultExplainLimit = 10 * time.Second
+
+// ExplainOptions steer ExplainRoute and ExplainLane.
+type ExplainOptions struct {
+	// Fleet names the input, for the answer.
+	Fleet string
+	// Limit bounds the whole answer: the conflict sets and the re-plans
+	// that price each option. Zero: DefaultExplainLimit.
+	Limit time.Duration
+}
+
+// Explain is an answer: why a source routes where it does, or why a
+// runtime is or is not on a node, in the base plan.
+type Explain struct {
+	Schema string `json:"schema"`
+	Fleet  string `json:"fleet,omitempty"`
+	// Question is what is asked, in words.
+	Question string `json:"question"`
+	// Objective is the base plan's, with Proved set when every level of
+	// it is proved optimal.
+	Objective model.Objective `json:"objective"`
+	Proved    bool            `json:"proved"`
+	Route     *RouteExplain   `json:"route,omitempty"`
+	Lane      *LaneExplain    `json:"lane,omitempty"`
+}
+
+// RouteExplain answers `explain ALIAS`.
+type RouteExplain struct {
+	Source string `json:"source"`
+	// Served is the plan's route of the source, as the plan words it.
+	Served plan.Route `json:"served"`
+	// Candidates are the models that may serve it first, in order:
+	// members, then route profiles' members.
+	Candidates []string `json:"candidates"`
+	// Options are every way to serve it, in candidate order.
+	Options []Option `json:"options"`
+}
+
+// LaneExplain answers `explain RUNTIME --node NODE`.
+type LaneExplain struct {
+	Variant string `json:"variant"`
+	Node    string `json:"node"`
+	// Lane is where the plan runs the variant, nil when it does not run.
+	Lane *model.LaneChoice `json:"lane,omitempty"`
+	// Options are the variant's placements that use the node.
+	Options []Option `json:"options"`
+}
+
+// Option is one option with what makes it better, and what its best
+// plan costs against the base plan.
+type Option struct {
+	solver.Option
+	// Better is set for a route option earlier in the alias's order than
+	// the plan's route, or with a faster first token (at its best
+	// residency); every option of an uncovered source is better.
+	Better bool `json:"better"`
+	// Change is the best plan's objective less the base plan's, per
+	// level, when the best plan is known.
+	Change *model.Objective `json:"change,omitempty"`
+}
+
+// ExplainRoute weighs every option of source sid (an alias, or
+// model:<id>) against w's base plan of pool p.
+func ExplainRoute(ctx context.Context, w *solver.WhatIf, p *model.Pool, sid string, opts ExplainOptions) (*Explain, error) {
+	end := time.Now().Add(limitOr(opts.Limit))
+	ans, err := w.WhyRoute(ctx, sid, true, end)
+	if err != nil {
+		return nil, err
+	}
+	ex := newExplain(w, opts, fmt.Sprintf("why %s routes where it does", sid))
+	bp := plan.Build(p, w.Base(), plan.Meta{Fleet: opts.Fleet})
+	re := &RouteExplain{Source: sid, Candidates: ans.Candidates, Options: []Option{}}
+	for _, r := range bp.Routes {
+		if r.Source == sid {
+			re.Served = r
+		}
+	}
+	at := slices.Index(ans.Candidates, ans.Route.Model)
+	ft := float64(re.Served.FirstTokenMs)
+	for _, o := range ans.Options {
+		opt := Option{Option: o, Change: change(o.Best, w.Base().Objective)}
+		if !o.Chosen {
+			i := slices.Index(ans.Candidates, o.Model)
+			opt.Better = at < 0 || i < at || fastest(p, o) < ft
+		}
+		re.Options = append(re.Options, opt)
+	}
+	ex.Route = re
+	return ex, nil
+}
+
+// ExplainLane weighs every placement of runtime that uses node against
+// w's base plan of pool p.
+func ExplainLane(ctx context.Context, w *solver.WhatIf, p *model.Pool, runtime, node string, opts ExplainOptions) (*Explain, error) {
+	end := time.Now().Add(limitOr(opts.Limit))
+	ans, err := w.WhyLane(ctx, runtime, node, true, end)
+	if err != nil {
+		return nil, err
+	}
+	q := fmt.Sprintf("why %s is not on %s", ans.Variant, node)
+	if ans.Lane != nil && slices.Contains(ans.Lane.Nodes, node) {
+		q = fmt.Sprintf("why %s is on %s", ans.Variant, node)
+	}
+	ex := newExplain(w, opts, q)
+	le := &LaneExplain{Variant: ans.Variant, Node: node, Lane: ans.Lane, Options: []Option{}}
+	for _, o := range ans.Options {
+		le.Options = append(le.Options, Option{Option: o, Change: change(o.Best, w.Base().Objective)})
+	}
+	ex.Lane = le
+	return ex, nil
+}
+
+func limitOr(d time.Duration) time.Duration {
+	if d <= 0 {
+		return DefaultExplainLimit
+	}
+	return d
+}
+
+func newExplain(w *solver.WhatIf, opts ExplainOptions, q string) *Explain {
+	ex := &Explain{Schema: ExplainSchema, Fleet: opts.Fleet, Question: q, Objective: w.Base().Objective, Proved: true}
+	for _, l := range w.Base().Levels {
+		if l.Status != solver.Optimal {
+			ex.Proved = false
+		}
+	}
+	return ex
+}
+
+// change is the best plan's objective less base, nil without one.
+func change(b *solver.Outcome, base model.Objective) *model.Objective {
+	if b == nil {
+		return nil
+	}
+	var d model.Objective
+	for i := range d {
+		d[i] = b.Objective[i] - base[i]
+	}
+	return &d
+}
+
+// fastest is an option's expected first token at its best residency.
+func fastest(p *model.Pool, o solver.Option) float64 {
+	ix := p.Index()
+	if o.External {
+		mi, ok := ix.Model[o.Model]
+		if !ok {
+			return 0
+		}
+		ft, _ := p.Settings.ExpectedExternal(&p.Models[mi])
+		return ft
+	}
+	vi, ok := ix.Variant[o.Variant]
+	if !ok {
+		return 0
+	}
+	ft, _ := p.Settings.Expected(&p.Variants[vi], model.Always)
+	return ft
+}
+
+// WriteExplainJSON writes the answer as a "poolsolve.explain/v1"
+// document (docs/explain-json.md).
+func WriteExplainJSON(w io.Writer, ex *Explain) error {
+	if ex == nil {
+		return errNil
+	}
+	return writeJSON(w, ex)
+}
+
+// WriteExplainText writes the answer for a terminal: what the plan does,
+// then every better option with all its reasons, then the other options.
+func WriteExplainText(w io.Writer, ex *Explain) error {
+	if ex == nil {
+		return errNil
+	}
+	var t text
+	t.line("poolsolve explain — " + ex.Question + ". A dry run.")
+	proof := "every level proved optimal"
+	if !ex.Proved {
+		proof = "not every level proved optimal: a better plan may exist"
+	}
+	of := ""
+	if ex.Fleet != "" {
+		of = " of fleet " + ex.Fleet
+	}
+	t.line(fmt.Sprintf("Plan%s: objective %v, %s.", of, ex.Objective, proof))
+	t.blank()
+	switch {
+	case ex.Route != nil:
+		writeRoute(&t, ex.Route)
+	case ex.Lane != nil:
+		writeLane(&t, ex.Lane)
+	}
+	_, err := io.WriteString(w, t.sb.String())
+	return err
+}
+
+func writeRoute(t *text, r *RouteExplain) {
+	t.line(servedText(r.Source, r.Served))
+	var better, other []Option
+	for _, o := range r.Options {
+		switch {
+		case o.Chosen:
+		case o.Better:
+			better = append(better, o)
+		default:
+			other = append(other, o)
+		}
+	}
+	t.blank()
+	t.line("Why not a better candidate")
+	if len(better) == 0 {
+		t.line("  (none: no candidate comes earlier in the order of " + r.Source + " or serves a faster first token)")
+	}
+	for _, o := range better {
+		writeOption(t, o)
+	}
+	if len(other) > 0 {
+		t.blank()
+		t.line("Other candidates")
+		for _, o := range other {
+			writeOption(t, o)
+		}
+	}
+}
+
+func servedText(sid string, r plan.Route) string {
+	if !r.Covered() {
+		s := sid + " is uncovered: nothing serves it first"
+		if r.Reason != "" {
+			s += " (" + oneLine(r.Reason) + ")"
+		}
+		return s + "."
+	}
+	s := sid + " -> " + r.Model
+	if r.External {
+		s += " (external)"
+	} else {
+		s += fmt.Sprintf(" on %s (%s, %s)", r.Variant, strings.Join(r.Nodes, "+"), r.Residency)
+	}
+	if r.RouteName != "" {
+		s += ", route " + r.RouteName
+	}
+	s += fmt.Sprintf(": %.0f ms first token", float64(r.FirstTokenMs))
+	if r.SLO != nil && r.SLOStatus != "" {
+		var bounds []string
+		if r.SLO.FirstTokenMs > 0 {
+			bounds = append(bounds, fmt.Sprintf("first token %.0f ms", float64(r.SLO.FirstTokenMs)))
+		}
+		if r.SLO.TotalMs > 0 {
+			bounds = append(bounds, fmt.Sprintf("total %.0f ms", float64(r.SLO.TotalMs)))
+		}
+		verdict := "kept"
+		if r.SLOStatus == plan.SLOViolated {
+			verdict = "BROKEN"
+		}
+		s += fmt.Sprintf(", SLO %s %s", strings.Join(bounds, ", "), verdict)
+	}
+	return s + "."
+}
+
+func writeLane(t *text, l *LaneExplain) {
+	if l.Lane != nil {
+		t.line(fmt.Sprintf("%s runs on %s (%s) in the plan.", l.Variant, strings.Join(l.Lane.Nodes, "+"), l.Lane.Residency))
+	} else {
+		t.line(l.Variant + " does not run in the plan.")
+	}
+	t.blank()
+	t.line("On " + l.Node)
+	for _, o := range l.Options {
+		writeOption(t, o)
+	}
+}
+
+// writeOption writes one option: what it is, whether any plan can take
+// it, every reason, and what its best plan costs.
+func writeOption(t *text, o Option) {
+	head := o.Model
+	switch {
+	case o.External:
+		head += " (external)"
+	case o.Variant != "" && o.Model != "":
+		head += " via " + o.Variant + " on " + strings.Join(o.Nodes, "+")
+	case o.Variant != "":
+		head = o.Variant + " on " + strings.Join(o.Nodes, "+")
+	}
+	switch {
+	case o.Chosen:
+		head += ": the plan has it"
+	case !o.Possible:
+		head += ": no plan can take it"
+	default:
+		head += ": a plan could take it; this one does not"
+	}
+	t.line("  " + head)
+	for _, r := range o.Reasons {
+		t.line("    - " + string(r.Rule) + ": " + oneLine(r.Text))
+	}
+	if o.Best != nil {
+		t.line("    - " + bestText(o))
+	}
+}
+
+// bestText says what the best plan that takes an option costs.
+func bestText(o Option) string {
+	b := o.Best
+	proved := "proved"
+	if !b.Proved {
+		proved = "not proved"
+	}
+	s := fmt.Sprintf("the best plan that takes it scores %v (%s)", b.Objective, proved)
+	if o.Change != nil {
+		var ds []string
+		for i, d := range o.Change {
+			if d != 0 {
+				ds = append(ds, fmt.Sprintf("level %d %+d", i+1, d))
+			}
+		}
+		if len(ds) == 0 {
+			s += ", as good as the plan"
+		} else {
+			s += ": " + strings.Join(ds, ", ")
+		}
+	}
+	var loses []string
+	if len(b.Loses.Uncovered) > 0 {
+		loses = append(loses, "uncovers "+strings.Join(b.Loses.Uncovered, ", "))
+	}
+	if len(b.Loses.ToCloud) > 0 {
+		loses = append(loses, "sends "+strings.Join(b.Loses.ToCloud, ", ")+" to the cloud")
+	}
+	if len(b.Loses.SLOBroken) > 0 {
+		loses = append(loses, "breaks the SLO of "+strings.Join(b.Loses.SLOBroken, ", "))
+	}
+	if len(loses) > 0 {
+		s += "; it " + strings.Join(loses, ", ")
+	}
+	return s
+}
