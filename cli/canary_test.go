@@ -39,8 +39,8 @@ func writeJSONFile(t *testing.T, path string, v any) string {
 // lists, Docker -e items, labels, an oddly named environment variable,
 // credentials in an image reference, a URL in a model name), in the config,
 // a recipe, an inventory and the gateway's answers, and reads every
-// output: plan, catalog (text and JSON), snapshot, export, inventory,
-// stderr and the agent's answers.
+// output: plan, resilience, explain, catalog (text and JSON), snapshot,
+// export, inventory, stderr and the agent's answers.
 func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 	t.Setenv("LLOOM_CLUSTER_KEY", "key-for-the-fake-gateway")
 	plant := func(rt map[string]any, tag string) {
@@ -123,6 +123,10 @@ func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 		live("catalog", "--format", "json"),
 		live("catalog", "--consider-installs", "--format", "json"),
 		live("validate"),
+		live("resilience", "--time-limit", "2s", "--replan-limit", "5s"),
+		live("resilience", "--time-limit", "2s", "--format", "json"),
+		live("explain", "q38fn", "--consider-installs", "--time-limit", "2s"),
+		live("explain", "qwen38-27b-nvfp4", "--node", "spark-node-02", "--format", "json", "--time-limit", "2s"),
 		live("snapshot", "-o", snap),
 		live("snapshot"),
 		{"plan", "--fleet", snap, "--solver", "greedy"},
