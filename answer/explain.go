@@ -76,8 +76,10 @@ type Option struct {
 	// residency); every option of an uncovered source is better.
 	Better bool `json:"better"`
 	// Change is the best plan's objective less the base plan's, per
-	// level, when the best plan is known.
-	Change *model.Objective `json:"change,omitempty"`
+	// level, when the best plan is known; Changes are what that plan
+	// changes against the base plan.
+	Change  *model.Objective `json:"change,omitempty"`
+	Changes []plan.Change    `json:"changes,omitempty"`
 }
 
 // ExplainRoute weighs every option of source sid (an alias, or
@@ -98,8 +100,9 @@ func ExplainRoute(ctx context.Context, w *solver.WhatIf, p *model.Pool, sid stri
 	}
 	at := slices.Index(ans.Candidates, ans.Route.Model)
 	ft := float64(re.Served.FirstTokenMs)
+	rp := renderPool(p, w.Base().Assignment, bp)
 	for _, o := range ans.Options {
-		opt := Option{Option: o, Change: change(o.Best, w.Base().Objective)}
+		opt := Option{Option: o, Change: change(o.Best, w.Base().Objective), Changes: changes(rp, o.Best)}
 		if !o.Chosen {
 			i := slices.Index(ans.Candidates, o.Model)
 			opt.Better = at < 0 || i < at || fastest(p, o) < ft
@@ -124,8 +127,9 @@ func ExplainLane(ctx context.Context, w *solver.WhatIf, p *model.Pool, runtime, 
 	}
 	ex := newExplain(w, opts, q)
 	le := &LaneExplain{Variant: ans.Variant, Node: node, Lane: ans.Lane, Options: []Option{}}
+	rp := renderPool(p, w.Base().Assignment, plan.Build(p, w.Base(), plan.Meta{}))
 	for _, o := range ans.Options {
-		le.Options = append(le.Options, Option{Option: o, Change: change(o.Best, w.Base().Objective)})
+		le.Options = append(le.Options, Option{Option: o, Change: change(o.Best, w.Base().Objective), Changes: changes(rp, o.Best)})
 	}
 	ex.Lane = le
 	return ex, nil
@@ -158,6 +162,15 @@ func change(b *solver.Outcome, base model.Objective) *model.Objective {
 		d[i] = b.Objective[i] - base[i]
 	}
 	return &d
+}
+
+// changes are what the best plan b changes against the base plan, whose
+// lanes and routes rp holds as running; nil without b.
+func changes(rp *model.Pool, b *solver.Outcome) []plan.Change {
+	if b == nil {
+		return nil
+	}
+	return plan.Build(rp, &solver.Result{Assignment: b.Assignment, Objective: b.Objective}, plan.Meta{}).Changes
 }
 
 // fastest is an option's expected first token at its best residency.
@@ -356,5 +369,38 @@ func bestText(o Option) string {
 	if len(loses) > 0 {
 		s += "; it " + strings.Join(loses, ", ")
 	}
+	var cs []string
+	for _, c := range o.Changes {
+		cs = append(cs, changeWords(c))
+	}
+	if len(cs) > 0 {
+		s += "; against the plan it would " + capped(cs)
+	}
 	return s
+}
+
+// changeWords is a change in a few words, without its reason.
+func changeWords(c plan.Change) string {
+	on := strings.Join(c.Nodes, "+")
+	switch c.Kind {
+	case plan.Start:
+		return fmt.Sprintf("start %s on %s (%s)", c.Subject, on, c.Residency)
+	case plan.Stop:
+		return fmt.Sprintf("stop %s on %s", c.Subject, on)
+	case plan.Move:
+		return fmt.Sprintf("move %s to %s", c.Subject, on)
+	case plan.SetResidency:
+		return fmt.Sprintf("make %s %s", c.Subject, c.To)
+	case plan.Reroute:
+		to := c.To
+		if to == "" {
+			to = "nothing"
+		}
+		return fmt.Sprintf("route %s to %s", c.Subject, to)
+	case plan.ManualStop:
+		return fmt.Sprintf("stop %s on %s by hand", c.Subject, on)
+	case plan.ManualStart:
+		return fmt.Sprintf("start %s on %s by hand", c.Subject, on)
+	}
+	return c.Kind.String() + " " + c.Subject
 }

@@ -21,12 +21,17 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 // when ResilienceOptions.Limit is zero.
 const DefaultReplanLimit = 10 * time.Second
 
+// minShare is the least time a scenario gets, even past the limit: a
+// share too small to find a first plan decides nothing.
+const minShare = 100 * time.Millisecond
+
 // ResilienceOptions steer Resilience.
 type ResilienceOptions struct {
 	// Scenarios to re-plan; nil means SingleLosses (N-1).
 	Scenarios []solver.Scenario
 	// Limit bounds every re-plan together; each scenario gets an equal
-	// share of what is left when it starts. Zero: DefaultReplanLimit.
+	// share of what is left when it starts, at least minShare. Zero:
+	// DefaultReplanLimit.
 	Limit time.Duration
 	// Seed seeds the re-plans' local search.
 	Seed uint64
@@ -72,6 +77,9 @@ const (
 	Bounded Status = "bounded"
 	// Infeasible: no plan meets the scenario's own demands.
 	Infeasible Status = "infeasible"
+	// Undecided: no plan was found in the scenario's time share; it
+	// counts as losing coverage, since it is not shown to keep it.
+	Undecided Status = "undecided"
 )
 
 // Scenario is one scenario's outcome against the base plan.
@@ -79,7 +87,7 @@ type Scenario struct {
 	Name  string   `json:"name"`
 	Nodes []string `json:"nodes"`
 	Links []string `json:"links"` // "a<->b"
-	// Status is proved, bounded or infeasible.
+	// Status is proved, bounded, infeasible or undecided.
 	Status    Status           `json:"status"`
 	Objective *model.Objective `json:"objective"` // nil when infeasible
 	Levels    []plan.Level     `json:"levels"`
@@ -105,8 +113,11 @@ type Scenario struct {
 // Effects is the scenario's outcome in a few words: "embeddings
 // uncovered; 2 aliases to cloud".
 func (s *Scenario) Effects() string {
-	if s.Status == Infeasible {
+	switch s.Status {
+	case Infeasible:
 		return "no plan: " + strings.Join(explanationTexts(s.Explanations), "; ")
+	case Undecided:
+		return "no plan found in its time share (raise --replan-limit)"
 	}
 	var parts []string
 	if n := len(s.Loses.Uncovered); n > 0 {
@@ -134,9 +145,11 @@ func listOrCount(xs []string, what string) string {
 	return fmt.Sprintf("%d %s", len(xs), what)
 }
 
-// Harmful reports whether the scenario loses coverage (or admits no
-// plan at all).
-func (s *Scenario) Harmful() bool { return s.Status == Infeasible || len(s.Loses.Uncovered) > 0 }
+// Harmful reports whether the scenario loses coverage, admits no plan
+// at all, or was not decided in time.
+func (s *Scenario) Harmful() bool {
+	return s.Status == Infeasible || s.Status == Undecided || len(s.Loses.Uncovered) > 0
+}
 
 // Summary counts the scenarios by what they lose.
 type Summary struct {
@@ -181,7 +194,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	var all []done
 	for i, sc := range scs {
 		t0 := time.Now()
-		deadline := t0.Add(time.Until(end) / time.Duration(len(scs)-i))
+		deadline := t0.Add(max(time.Until(end)/time.Duration(len(scs)-i), minShare))
 		re, err := w.Replan(ctx, sc, deadline)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name(), err)
@@ -200,11 +213,14 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	return r, nil
 }
 
-// worse orders scenarios worst first: no plan, then by sources
+// worse orders scenarios worst first: no plan, undecided, then by sources
 // uncovered, aliases to cloud, SLOs broken, level 4 up, then by name.
 func worse(a, b *Scenario) int {
 	inf := func(s *Scenario) int {
-		if s.Status == Infeasible {
+		switch s.Status {
+		case Infeasible:
+			return 2
+		case Undecided:
 			return 1
 		}
 		return 0
@@ -265,6 +281,13 @@ func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptio
 	for _, l := range sc.Links {
 		s.Links = append(s.Links, l.A+"<->"+l.B)
 	}
+	for _, d := range re.Dropped {
+		s.DroppedPins = append(s.DroppedPins, plan.Explanation{Subject: d.Subject, Reason: d.Reason, Pins: d.Pins})
+	}
+	if re.TimedOut {
+		s.Status = Undecided
+		return s, nil
+	}
 	// The re-plan's pool, with the base plan as what runs now.
 	sp := *re.Pool
 	sp.Current = rp.Current
@@ -274,9 +297,6 @@ func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptio
 	}
 	pl := plan.Build(&sp, re.Result, plan.Meta{Fleet: strings.TrimPrefix(opts.Fleet+", "+sc.Name(), ", "), Solver: "exact", Notes: notes})
 	s.Explanations = orEmpty(pl.Explanations)
-	for _, d := range re.Dropped {
-		s.DroppedPins = append(s.DroppedPins, plan.Explanation{Subject: d.Subject, Reason: d.Reason, Pins: d.Pins})
-	}
 	if re.Result.Infeasible {
 		s.Status = Infeasible
 		return s, pl

@@ -38,12 +38,18 @@ func WriteResilienceJSON(w io.Writer, r *Report) error {
 
 // WriteResilienceSVG draws the worst scenario's re-plan with
 // plan.WriteSVG: the lost nodes greyed, and the changes marked against
-// the base plan.
+// the base plan. An undecided scenario has no plan to draw; the worst
+// one that has is drawn.
 func WriteResilienceSVG(w io.Writer, r *Report) error {
-	if r == nil || len(r.plans) == 0 {
+	if r == nil {
 		return errNil
 	}
-	return plan.WriteSVG(w, r.plans[0])
+	for _, pl := range r.plans {
+		if pl != nil {
+			return plan.WriteSVG(w, pl)
+		}
+	}
+	return errors.New("answer: no scenario has a plan to draw")
 }
 
 // WriteResilienceText writes the report for a terminal: the base plan,

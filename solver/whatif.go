@@ -92,11 +92,14 @@ type Replan struct {
 	// Uncovered, ExternalFirst and SLOBroken are eval's lists for the
 	// re-plan.
 	Uncovered, ExternalFirst, SLOBroken []string
+	// TimedOut is set when no plan was found in the scenario's time;
+	// Result then holds none.
+	TimedOut bool
 }
 
 // Shortfall is what the re-plan leaves short, on the scenario's pool.
 func (r *Replan) Shortfall() Shortfall {
-	if r.Result.Infeasible {
+	if r.Result.Infeasible || r.TimedOut {
 		return Shortfall{Uncovered: []string{}, ToCloud: []string{}, SLOBroken: []string{}}
 	}
 	return Shortfall{Uncovered: orEmpty(r.Uncovered), ToCloud: orEmpty(servedExternally(r.Pool, r.Result.Assignment)), SLOBroken: orEmpty(r.SLOBroken)}
@@ -104,7 +107,7 @@ func (r *Replan) Shortfall() Shortfall {
 
 // Proved reports whether every level of the re-plan is proved optimal.
 func (r *Replan) Proved() bool {
-	if r == nil || r.Result == nil || r.Result.Infeasible {
+	if r == nil || r.Result == nil || r.Result.Infeasible || r.TimedOut {
 		return false
 	}
 	for _, l := range r.Result.Levels {
@@ -281,13 +284,34 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 			out.Dropped = append(out.Dropped, Explanation{Subject: pinName(&w.p.Pins[pi]), Reason: why, Pins: []string{pin.Label}})
 		}
 	}
-	for {
+	keepPins := func() {
+		var kept []model.Pin
+		for pi, pin := range w.p.Pins {
+			if !k.dropped[pi] {
+				kept = append(kept, pin)
+			}
+		}
+		sp.Pins = kept
+	}
+	keepPins()
+	// Diagrams built for this scenario stop at its deadline.
+	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
+	w.e.Deadline = deadline
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp}
+	if err := s.warm(sc); err != nil {
+		return nil, err
+	}
+	// A valid warm plan shows the kept pins hold together; else gini
+	// looks, and a conflict set of pins gives way when the scenario
+	// only takes things away.
+	for !s.have {
 		r := k.try(k.assumed())
 		if r == 1 {
 			break
 		}
 		if r == 0 {
-			return nil, fmt.Errorf("%w: the scenario %s found no plan in time", ErrNoPlan, sc.Name())
+			out.TimedOut = true
+			return out, nil
 		}
 		cs, _ := k.cores(nil, k.rules())
 		progress := false
@@ -316,18 +340,15 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 			out.Result.Infeasible, out.Result.Explanations = true, infeasible
 			return out, nil
 		}
+		keepPins()
+		s.check(sc)
 	}
-	var kept []model.Pin
-	for pi, pin := range w.p.Pins {
-		if !k.dropped[pi] {
-			kept = append(kept, pin)
-		}
-	}
-	sp.Pins = kept
 	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
-
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp}
 	if err := s.run(sc); err != nil {
+		if errors.Is(err, ErrNoPlan) {
+			out.TimedOut = true
+			return out, nil
+		}
 		return nil, err
 	}
 	out.Result.Assignment, out.Result.Objective, out.Result.Levels = s.best, s.rep.Objective, s.levels
@@ -427,8 +448,9 @@ type replanSearch struct {
 	levels   [4]Level
 }
 
-func (s *replanSearch) run(sc Scenario) error {
-	// Local search and eval see forced lanes and routes as pins.
+// check is eval on the scenario's pool, with its forced lanes and
+// routes as pins, so that local search and eval hold them too.
+func (s *replanSearch) check(sc Scenario) *model.Pool {
 	ep := *s.sp
 	ep.Pins = slices.Clone(s.sp.Pins)
 	for _, l := range sc.Lanes {
@@ -440,13 +462,22 @@ func (s *replanSearch) run(sc Scenario) error {
 		}
 	}
 	s.chk = eval.NewChecker(&ep)
-	now := time.Now()
-	warmEnd := now.Add(time.Until(s.deadline) / 5)
-	warm := s.repair(sc, &ep)
-	warm = localsearch.ImproveUntilStale(&ep, warm, s.w.seed, warmEnd, exactWarmKicks)
-	if err := s.accept(warm, false); err != nil {
-		return err
-	}
+	return &ep
+}
+
+// warm is the first incumbent: the base plan repaired for the scenario
+// by local search, in a fifth of the time.
+func (s *replanSearch) warm(sc Scenario) error {
+	ep := s.check(sc)
+	warmEnd := time.Now().Add(time.Until(s.deadline) / 5)
+	warm := s.repair(sc, ep)
+	warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
+	return s.accept(warm, false)
+}
+
+// run finds a first plan if the warm start gave none, then searches
+// level by level.
+func (s *replanSearch) run(sc Scenario) error {
 	if s.have {
 		if lits, err := s.k.e.Lits(s.best); err == nil {
 			s.try(probeTry, lits...) // seeds gini's phases with the warm plan

@@ -51,7 +51,8 @@ type Option struct {
 	// objective, not hard rules.
 	Possible bool           `json:"possible"`
 	Reasons  []model.Reason `json:"reasons,omitempty"`
-	// Pins are the pins and cordons the reasons name, as labelled.
+	// Pins are the pins and cordons in the minimal conflict sets behind
+	// the reasons, as labelled.
 	Pins []string `json:"pins,omitempty"`
 	// Best is the best plan that takes the option, when asked for.
 	Best *Outcome `json:"best,omitempty"`
@@ -66,6 +67,8 @@ type Outcome struct {
 	// aliases served from the cloud first, SLOs broken, that the plan
 	// covers, serves locally, or keeps.
 	Loses Shortfall `json:"loses"`
+	// Assignment is the plan itself, for callers that diff it.
+	Assignment model.Assignment `json:"-"`
 }
 
 // Shortfall is what a plan leaves short: sources it leaves uncovered,
@@ -565,6 +568,13 @@ func (k *asker) render(v *model.Variant, pl *model.Placement, r model.Residency,
 			}
 		case pinItem:
 			pins = append(pins, it)
+			// The plan meets every pin: a lane pin's lane is in it,
+			// and its memory speaks for the pin.
+			if pin := &k.e.Pool.Pins[it.pin]; pin.Variant != "" {
+				if li := slices.IndexFunc(k.plan.Lanes, func(l model.LaneChoice) bool { return l.Variant == pin.Variant }); li >= 0 {
+					lanes = append(lanes, item{kind: laneItem, lane: li})
+				}
+			}
 		default:
 			lanes = append(lanes, it)
 		}
@@ -649,7 +659,7 @@ func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency,
 			pinned[p.Variant] = tag
 		}
 	}
-	var out []model.Reason
+	var out, spare []model.Reason
 	for _, d := range pl.Draws {
 		dom := k.p.Domain(k.ix, d.Node, d.Domain)
 		if dom == nil {
@@ -707,10 +717,19 @@ func (k *asker) memory(v *model.Variant, pl *model.Placement, r model.Residency,
 		if len(who) > 0 {
 			text += ": " + strings.Join(who, ", ")
 		}
-		if held+d.Gb <= dom.Budget.PlanGb+1e-9 && len(autos) > 0 {
+		fits := held+d.Gb <= dom.Budget.PlanGb+1e-9
+		if fits && len(autos) > 0 {
 			text += fmt.Sprintf(", and the auto lane %s must still fit next to the always lanes", strings.Join(autos, ", "))
 		}
-		out = append(out, model.Reason{Rule: model.RuleMemory, Node: d.Node, Text: text})
+		rs := model.Reason{Rule: model.RuleMemory, Node: d.Node, Text: text}
+		if fits && len(autos) == 0 {
+			spare = append(spare, rs) // a domain with room: named only if no other is full
+			continue
+		}
+		out = append(out, rs)
+	}
+	if len(out) == 0 {
+		return spare
 	}
 	return out
 }
@@ -941,10 +960,11 @@ func (w *WhatIf) outcome(ctx context.Context, sc Scenario, deadline time.Time) (
 	if errors.Is(err, ErrNoPlan) {
 		return nil, nil
 	}
-	if err != nil || r.Result.Infeasible {
+	if err != nil || r.Result.Infeasible || r.TimedOut {
 		return nil, err
 	}
-	return &Outcome{Objective: r.Result.Objective, Proved: r.Proved(), Loses: r.Shortfall().Minus(w.BaseShortfall())}, nil
+	return &Outcome{Objective: r.Result.Objective, Proved: r.Proved(), Loses: r.Shortfall().Minus(w.BaseShortfall()),
+		Assignment: r.Result.Assignment}, nil
 }
 
 // missing lists the members of xs that are not in ys.

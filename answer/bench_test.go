@@ -1,0 +1,66 @@
+package answer_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/answer"
+	"github.com/poolsolve/poolsolve/catalog"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// BenchmarkResilience times the full N-1 table in process: the base plan
+// (solver.Solve, 5 s limit) and every node and link re-planned on one
+// encoding. It reports the split, how many scenarios were proved at
+// every level and at levels 1-3, and the scenario count.
+func BenchmarkResilience(b *testing.B) {
+	spark, _, _ := sparkFleet(b, catalog.Options{})
+	for _, bc := range []struct {
+		name string
+		pool *model.Pool
+	}{
+		{"spark-fleet", spark},
+		{"24x60", pooltest.Random(1, 24, 60)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			if testing.Short() && bc.name == "24x60" {
+				b.Skip("large size skipped in -short")
+			}
+			var r *answer.Report
+			var solveTime, replanTime time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				base, err := solver.Solve(context.Background(), bc.pool, solver.Options{Seed: 1, TimeLimit: 5 * time.Second})
+				if err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				r, err = answer.Resilience(context.Background(), bc.pool, base, answer.ResilienceOptions{Seed: 1})
+				if err != nil {
+					b.Fatal(err)
+				}
+				solveTime += t1.Sub(t0)
+				replanTime += time.Since(t1)
+			}
+			first3 := 0
+			for _, s := range r.Scenarios {
+				ok := len(s.Levels) == 4
+				for _, l := range s.Levels[:min(3, len(s.Levels))] {
+					ok = ok && l.Status == "optimal"
+				}
+				if ok {
+					first3++
+				}
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(solveTime.Microseconds())/1000/n, "ms-base")
+			b.ReportMetric(float64(replanTime.Microseconds())/1000/n, "ms-replans")
+			b.ReportMetric(float64(len(r.Scenarios)), "scenarios")
+			b.ReportMetric(float64(r.Summary.Proved), "proved")
+			b.ReportMetric(float64(first3), "L1-3-proved")
+		})
+	}
+}
