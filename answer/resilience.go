@@ -19,7 +19,7 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 
 // DefaultReplanLimit bounds all re-plans of a resilience run together
 // when ResilienceOptions.Limit is zero.
-const DefaultReplanLimit = 10 * time.Second
+const DefaultReplanLimit = 5 * time.Second
 
 // minShare is the least time a scenario gets, even past the limit: a
 // share too small to find a first plan decides nothing.

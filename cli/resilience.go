@@ -48,7 +48,7 @@ func resilienceCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "scenario", Usage: "re-plan with these taken away together, as `NODE[,NODE...]`, a link as A<->B (repeatable; default: every node and every link alone)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (the worst scenario)"},
 			&cli.DurationFlag{Name: "time-limit", Usage: "bound the base plan's solve by `DURATION` (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
-			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, Usage: "bound all re-plans together by `DURATION`; each scenario gets an equal share of what is left", Category: "Solver"},
+			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, Usage: "bound all re-plans together by `DURATION`; each scenario gets an equal share of what is left (at least 100ms), levels 1-3 first", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (atomically) instead of stdout", TakesFile: true},
 		),

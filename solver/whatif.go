@@ -297,10 +297,12 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	// Diagrams built for this scenario stop at its deadline.
 	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
 	w.e.Deadline = deadline
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp}
+	t0 := time.Now()
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0}
 	if err := s.warm(sc); err != nil {
 		return nil, err
 	}
+	tracef(t0, "what-if %s: warm start %v", sc.Name(), s.have)
 	// A valid warm plan shows the kept pins hold together; else gini
 	// looks, and a conflict set of pins gives way when the scenario
 	// only takes things away.
@@ -344,6 +346,8 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 		s.check(sc)
 	}
 	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
+	tracef(t0, "what-if %s: pins checked", sc.Name())
+	defer tracef(t0, "what-if %s: done", sc.Name())
 	if err := s.run(sc); err != nil {
 		if errors.Is(err, ErrNoPlan) {
 			out.TimedOut = true
@@ -446,6 +450,8 @@ type replanSearch struct {
 	rep      eval.Report     // eval's report of best, on sp
 	have     bool
 	levels   [4]Level
+	start    time.Time
+	ep       *model.Pool // sp with the forced lanes and routes as pins
 }
 
 // check is eval on the scenario's pool, with its forced lanes and
@@ -462,14 +468,16 @@ func (s *replanSearch) check(sc Scenario) *model.Pool {
 		}
 	}
 	s.chk = eval.NewChecker(&ep)
+	s.ep = &ep
 	return &ep
 }
 
 // warm is the first incumbent: the base plan repaired for the scenario
-// by local search, in a fifth of the time.
+// by local search, in a tenth of the time.
 func (s *replanSearch) warm(sc Scenario) error {
 	ep := s.check(sc)
-	warmEnd := time.Now().Add(time.Until(s.deadline) / 5)
+	s.ep = ep
+	warmEnd := time.Now().Add(time.Until(s.deadline) / 10)
 	warm := s.repair(sc, ep)
 	warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
 	return s.accept(warm, false)
@@ -498,12 +506,16 @@ func (s *replanSearch) run(sc Scenario) error {
 	}
 	var frozen []z.Lit
 	for i := range s.levels {
-		end := time.Now().Add(time.Duration(float64(time.Until(s.deadline)) * levelShare[i]))
+		// Levels 1-3 decide coverage, the cloud and SLOs, and mostly
+		// close at once: each may take all the time left. Level 4 has
+		// the rest.
+		end := s.deadline
 		lb, src, err := s.level(i, frozen, end)
 		if err != nil {
 			return err
 		}
 		s.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: s.enc[i], LowerBound: lb, BoundSource: src}
+		tracef(s.start, "what-if level %d: %d, bound %d (%s)", i+1, s.enc[i], lb, src)
 		if i < 3 {
 			frozen = append(frozen, s.k.e.LevelBound(i, s.enc[i]))
 		}
@@ -652,7 +664,9 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, strin
 			}
 			lits, ok := e.L4Bound(s.enc[i]-1, 1, true, l4MaxNodes)
 			if !ok {
-				s.w.l4TooBig = true // too large to bound exactly: level 4 stays bounded
+				// Past its node cap it would be again for every scenario;
+				// past the deadline it may fit the next one's.
+				s.w.l4TooBig = time.Now().Before(s.deadline)
 				break
 			}
 			bound = lits
@@ -674,6 +688,13 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, strin
 			lb, src = s.enc[i], "sat-unsat"
 		default:
 			return lb, src, nil
+		}
+	}
+	if i == 3 && s.w.l4TooBig && lb < s.enc[i] && time.Now().Before(end) {
+		// No exact diagram: local search polishes the incumbent instead.
+		polished := localsearch.ImproveUntilStale(s.ep, s.best, s.w.seed+1, end, exactWarmKicks)
+		if err := s.accept(polished, false); err != nil {
+			return 0, "", err
 		}
 	}
 	return min(lb, s.enc[i]), src, nil
