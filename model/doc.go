@@ -3,7 +3,8 @@
 // route profiles, demand, SLOs, pins, the current state, and the settings
 // that weigh the objective. It also owns the one memory-budget helper
 // (LLooM's admission formula plus poolsolve's headroom) and the static
-// eligibility rules that say whether a lane may sit on a placement at all.
+// eligibility rules that say whether a lane may sit on a placement at all
+// (Eligible, and Ineligible with every rule broken, each a named Rule).
 //
 // A Pool is plain data. It is built by package catalog from LLooM's own
 // files, read by package encode to build the SAT model, and read by package

@@ -133,14 +133,36 @@
 // UNSAT shrinks gini's Why by deletion to a minimal set (dropping any one
 // member makes the rest satisfiable), worded like "pin X needs 40 GiB;
 // spark-node-02 unified:0 budget 115.6 GiB - headroom 4 = 111.6 GiB holds
-// 108 GiB of always-resident lanes (pins …)". Uncovered sources: the
-// eligibility reasons of every candidate (budgets, links, archs, missing
-// models, external models not allowed), then a minimal set of pins,
-// cordons and other covered sources that rules out covering it.
-// The search stops min(limit/10, 500 ms) before the limit, and explaining
-// may use that time; when the
-// encodings do not fit in that (or a part's did not fit before the
-// deadline), only the eligibility reasons are given, without SAT checks.
+// 108 GiB of always-resident lanes (pins …)". A pin on a fixed runtime
+// that names other nodes says the runtime is fixed, and names a recipe
+// that could go there.
+//
+// Uncovered sources, and aliases served by a later member while an
+// earlier one cannot run at all, are explained option by option
+// (whynot.go): each candidate model through each lane on each placement,
+// with every eligibility rule it breaks (model.Ineligible), then every
+// disjoint minimal set of pins and cordons that rules it out (Why shrunk
+// by deletion, removed, asked again), then, per residency, minimal sets
+// of the plan's own lanes it does not fit next to, worded with the full
+// domain's figures. The search stops min(limit/10, 500 ms) before the
+// limit, and explaining may use that time; when the encoding does not
+// fit in that, only the eligibility reasons are given, without SAT
+// checks.
+//
+// # What if, and why not
+//
+// WhatIf (whatif.go) encodes a pool once for questions about a plan of
+// it. Replan re-plans under a Scenario — nodes or links taken away, lanes
+// or routes forced — as assumption literals on that encoding: the base
+// plan repaired by local search is the warm start, pins whose lane can
+// run nowhere give way, and the levels are searched under assumptions
+// (bounds assumed, never frozen), each proved by an UNSAT answer one
+// below its value; level 4 uses the exact diagram below its node cap,
+// else local search, and stays bounded by the group bound. WhyRoute and
+// WhyLane weigh every option of an alias, or every placement of a runtime
+// on a node, as above, and price each possible one with a forced Replan.
+// Package answer turns them into `poolsolve resilience` and `poolsolve
+// explain`.
 //
 // # Big pools
 //
