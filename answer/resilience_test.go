@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,4 +70,87 @@ func TestTheSparkFleetsSingleLossesMatchTheGoldenReport(t *testing.T) {
 	}
 	golden(t, "resilience-spark.txt", txt.Bytes())
 	golden(t, "resilience-spark.json", js.Bytes())
+}
+
+// The picture is the worst scenario's re-plan: every node named, the lost
+// one marked DOWN, its stops marked; rsvg-convert draws it.
+func TestTheResiliencePictureIsTheWorstScenarioAndRenders(t *testing.T) {
+	p, base, _ := sparkFleet(t, catalog.Options{})
+	r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Fleet: "examples/spark-fleet.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svg bytes.Buffer
+	if err := answer.WriteResilienceSVG(&svg, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{">spark-node-01<", ">spark-node-02<", ">spark-node-03<", ">DOWN<",
+		"spark-node-03 down", ">− stop qwen3-embedding-4b (was always)<"} {
+		if !strings.Contains(svg.String(), want) {
+			t.Errorf("the picture lacks %q", want)
+		}
+	}
+	if _, err := exec.LookPath("rsvg-convert"); err != nil {
+		const msg = "rsvg-convert not installed (apt-get install librsvg2-bin)"
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%s; .ci/run installs it, so CI must have it", msg)
+		}
+		t.Skip(msg)
+	}
+	dir := t.TempDir()
+	in, png := filepath.Join(dir, "worst.svg"), filepath.Join(dir, "worst.png")
+	if err := os.WriteFile(in, svg.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("rsvg-convert", "-o", png, in).CombinedOutput(); err != nil || len(out) > 0 {
+		t.Fatalf("rsvg-convert: %v: %s", err, out)
+	}
+	data, err := os.ReadFile(png)
+	if err != nil || len(data) < 5000 || !bytes.HasPrefix(data, []byte("\x89PNG\r\n\x1a\n")) {
+		t.Fatalf("PNG of %d bytes, %v", len(data), err)
+	}
+}
+
+// Exit code 1 exactly when some scenario loses coverage; the named
+// scenarios that keep it give 0. The report is the same bytes twice.
+func TestKeepsCoverageDecidesTheExitAndTheReportIsDeterministic(t *testing.T) {
+	p, base, _ := sparkFleet(t, catalog.Options{})
+	run := func(scs ...string) (*answer.Report, []byte) {
+		var list []solver.Scenario
+		for _, s := range scs {
+			sc, err := answer.ParseScenario(s, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list = append(list, sc)
+		}
+		r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Scenarios: list})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var js bytes.Buffer
+		if err := answer.WriteResilienceJSON(&js, r); err != nil {
+			t.Fatal(err)
+		}
+		return r, js.Bytes()
+	}
+	all, first := run()
+	_, again := run()
+	if all.Summary.KeepsCoverage || all.Summary.LoseCoverage != 1 || !bytes.Equal(first, again) {
+		t.Errorf("N-1: keeps %v, lose %d; same bytes twice %v", all.Summary.KeepsCoverage, all.Summary.LoseCoverage, bytes.Equal(first, again))
+	}
+	if all.Scenarios[0].Name != "spark-node-03 down" {
+		t.Errorf("worst first is %q, want spark-node-03 down", all.Scenarios[0].Name)
+	}
+	if pair, _ := run("spark-node-01,spark-node-02"); !pair.Summary.KeepsCoverage {
+		t.Errorf("losing the pair keeps coverage (the 27B takes over), report says %+v", pair.Summary)
+	}
+	both, _ := run("spark-node-01,spark-node-03")
+	if l := both.Scenarios[0].Loses; both.Summary.KeepsCoverage || !slices.Equal(l.Uncovered, []string{"embeddings"}) ||
+		!slices.Equal(l.ToCloud, []string{"enntity-presence", "q38fn"}) {
+		t.Errorf("losing 01 and 03 uncovers embeddings and sends the pair's aliases to the cloud; report says %+v", l)
+	}
+	if got := both.Scenarios[0].Effects(); got != "embeddings uncovered; enntity-presence, q38fn to cloud" {
+		t.Errorf("effects %q", got)
+	}
 }
