@@ -9,7 +9,6 @@ import (
 
 	"github.com/poolsolve/poolsolve/answer"
 	"github.com/poolsolve/poolsolve/catalog"
-	"github.com/poolsolve/poolsolve/fleet"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
@@ -17,19 +16,8 @@ import (
 // example builds an example bundle's pool with opts and plans it.
 func example(t testing.TB, name string, opts catalog.Options) (*model.Pool, *solver.Result) {
 	t.Helper()
-	in, err := fleet.LoadBundle("../examples/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Build(in, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := solver.Solve(context.Background(), cat.Pool, solver.Options{TimeLimit: 5 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cat.Pool, res
+	p := exampleCatalog(t, name, opts).Pool
+	return p, solveExample(t, p)
 }
 
 // The explain answers on the example fleets match their golden files,

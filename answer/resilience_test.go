@@ -19,10 +19,16 @@ import (
 )
 
 // sparkFleet is examples/spark-fleet.json as the planner sees it, with
-// the catalog options given, and its plan.
+// the catalog options given, and its plan and the catalog's notes.
 func sparkFleet(t testing.TB, opts catalog.Options) (*model.Pool, *solver.Result, []string) {
 	t.Helper()
-	in, err := fleet.LoadBundle("../examples/spark-fleet.json")
+	cat := exampleCatalog(t, "spark-fleet.json", opts)
+	return cat.Pool, solveExample(t, cat.Pool), cat.Notes
+}
+
+func exampleCatalog(t testing.TB, name string, opts catalog.Options) *catalog.Catalog {
+	t.Helper()
+	in, err := fleet.LoadBundle("../examples/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,11 +36,16 @@ func sparkFleet(t testing.TB, opts catalog.Options) (*model.Pool, *solver.Result
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := solver.Solve(context.Background(), cat.Pool, solver.Options{TimeLimit: 5 * time.Second})
+	return cat
+}
+
+func solveExample(t testing.TB, p *model.Pool) *solver.Result {
+	t.Helper()
+	res, err := solver.Solve(context.Background(), p, solver.Options{TimeLimit: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return cat.Pool, res, cat.Notes
+	return res
 }
 
 func golden(t *testing.T, name string, got []byte) {
