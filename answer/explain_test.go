@@ -3,6 +3,7 @@ package answer_test
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -96,6 +97,13 @@ func TestEveryOptionNotTakenHasAReason(t *testing.T) {
 					}
 					if o.Best != nil && o.Best.Objective.Less(base.Objective) {
 						t.Errorf("%s: option %s's best plan %v beats the proved plan %v", a.ID, o.Model, o.Best.Objective, base.Objective)
+					}
+					// The best plan takes the option: this model through
+					// this lane, not another lane of the model.
+					if o.Best != nil && !slices.ContainsFunc(o.Best.Assignment.Routes, func(r model.RouteChoice) bool {
+						return r.Source == a.ID && r.Model == o.Model && r.Variant == o.Variant
+					}) {
+						t.Errorf("%s: the best plan for %s via %s routes %+v", a.ID, o.Model, o.Variant, o.Best.Assignment.Routes)
 					}
 				}
 			}

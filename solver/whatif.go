@@ -298,7 +298,7 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
 	w.e.Deadline = deadline
 	t0 := time.Now()
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0}
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0, sc: sc}
 	if err := s.warm(sc); err != nil {
 		return nil, err
 	}
@@ -452,6 +452,7 @@ type replanSearch struct {
 	levels   [4]Level
 	start    time.Time
 	ep       *model.Pool // sp with the forced lanes and routes as pins
+	sc       Scenario
 }
 
 // check is eval on the scenario's pool, with its forced lanes and
@@ -603,6 +604,18 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 	return out
 }
 
+// meets reports whether a plan serves each forced route through the
+// forced lane: eval's route pin holds for any lane of the model.
+func (s *replanSearch) meets(a model.Assignment) bool {
+	for _, f := range s.sc.Routes {
+		i := slices.IndexFunc(a.Routes, func(r model.RouteChoice) bool { return r.Source == f.Source })
+		if i < 0 || a.Routes[i].Model != f.Model || a.Routes[i].Variant != f.Variant {
+			return false
+		}
+	}
+	return true
+}
+
 // try runs one gini call under the scenario, the kept pins and cordons,
 // and ms.
 func (s *replanSearch) try(cap time.Duration, ms ...z.Lit) int {
@@ -623,9 +636,9 @@ func (s *replanSearch) try(cap time.Duration, ms ...z.Lit) int {
 // bug.
 func (s *replanSearch) accept(a model.Assignment, fromSAT bool) error {
 	rep := s.chk.Check(a)
-	if !rep.Valid {
+	if !rep.Valid || !s.meets(a) {
 		if fromSAT {
-			return fmt.Errorf("%w: what-if plan invalid: %v", ErrMismatch, rep.Err())
+			return fmt.Errorf("%w: what-if plan invalid: %v (or not what the scenario forces)", ErrMismatch, rep.Err())
 		}
 		return nil
 	}

@@ -570,7 +570,7 @@ func (k *asker) render(v *model.Variant, pl *model.Placement, r model.Residency,
 			pins = append(pins, it)
 			// The plan meets every pin: a lane pin's lane is in it,
 			// and its memory speaks for the pin.
-			if pin := &k.e.Pool.Pins[it.pin]; pin.Variant != "" {
+			if pin := &k.e.Pool.Pins[it.pin]; pin.Variant != "" && (v == nil || pin.Variant != v.ID) {
 				if li := slices.IndexFunc(k.plan.Lanes, func(l model.LaneChoice) bool { return l.Variant == pin.Variant }); li >= 0 {
 					lanes = append(lanes, item{kind: laneItem, lane: li})
 				}
@@ -637,6 +637,10 @@ func (k *asker) pinReason(v *model.Variant, items []item) model.Reason {
 		return model.Reason{Rule: RulePin, Text: "it cannot hold with " + pinText(pins)}
 	case v == nil:
 		return model.Reason{Rule: RulePin, Text: pinPhrase(pins[0]) + ": " + lonePin(k.e, k.p, pins[0])}
+	case pins[0].Variant == v.ID && len(pins[0].Nodes) > 0:
+		return model.Reason{Rule: RulePin, Text: fmt.Sprintf("%s holds it on %s", pinPhrase(pins[0]), strings.Join(pins[0].Nodes, "+"))}
+	case pins[0].Variant == v.ID && pins[0].Residency != "":
+		return model.Reason{Rule: RulePin, Text: fmt.Sprintf("%s holds it %s", pinPhrase(pins[0]), pins[0].Residency)}
 	}
 	return model.Reason{Rule: RulePin, Text: pinPhrase(pins[0]) + " rules it out"}
 }
