@@ -677,9 +677,9 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, strin
 			}
 			lits, ok := e.L4Bound(s.enc[i]-1, 1, true, l4MaxNodes)
 			if !ok {
-				// Past its node cap it would be again for every scenario;
-				// past the deadline it may fit the next one's.
-				s.w.l4TooBig = time.Now().Before(s.deadline)
+				// Past its node cap (or a share of time) it would be
+				// again for every scenario, and building it is the cost.
+				s.w.l4TooBig = true
 				break
 			}
 			bound = lits
