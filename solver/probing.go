@@ -164,9 +164,10 @@ func (p *prober) undo() {
 	p.queue = p.queue[:0]
 }
 
-// probingCuts probes the fractional columns of xs and returns the
-// implication cuts xs violates, most violated first, at most max.
-func probingCuts(p *prober, xs []float64, max int) []irow {
+// probingCuts probes the fractional columns of xs (every free column
+// when all is set, for the fixings) and returns the cuts xs violates,
+// fixings first, then the most violated, at most max.
+func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
 	type cut struct {
 		w   irow
 		vio float64
@@ -181,7 +182,7 @@ func probingCuts(p *prober, xs []float64, max int) []irow {
 		}
 	}
 	for j, v := range xs {
-		if p.lo[j] == p.hi[j] {
+		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
 			continue
 		}
 		var res [2]struct {

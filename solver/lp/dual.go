@@ -396,10 +396,13 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		r := s.chooseRow()
 		if r < 0 {
-			if confirmed || s.inv.updates() == 0 {
+			if confirmed || s.iters == start {
 				return Optimal
 			}
-			s.dirty, confirmed = true, true
+			// Confirm on values recomputed from the factors, free of the
+			// drift of the updates.
+			s.recompute()
+			confirmed = true
 			continue
 		}
 		confirmed = false
