@@ -175,6 +175,11 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 		} else if ok {
 			lits, _ := x.e.Lits(warm)
 			switch x.try(fullTryMax, lits...) {
+			case 0:
+				// Seeding the phases took too long (96x400: the Try under
+				// the warm plan's literals runs past 2 s); the plan is in
+				// hand all the same, and the search starts without them.
+				return true, nil
 			case 1:
 				return true, nil // phases now follow the warm start
 			case -1:
