@@ -71,15 +71,7 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		}
 		w := &p.rows[ri]
 		for _, sign := range signsOf(w.op) {
-			var minact int64
-			for k, c := range w.idx {
-				a := sign * w.val[k]
-				if a > 0 {
-					minact += a * p.lo[c]
-				} else {
-					minact += a * p.hi[c]
-				}
-			}
+			minact := p.activity(w, sign, false)
 			b := sign * w.rhs
 			if minact > b {
 				p.queue = p.queue[:0]
@@ -107,22 +99,28 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		for _, ri := range p.visited {
 			w := &p.rows[ri]
 			for _, sign := range signsOf(w.op) {
-				var maxact int64
-				for k, c := range w.idx {
-					a := sign * w.val[k]
-					if a > 0 {
-						maxact += a * p.hi[c]
-					} else {
-						maxact += a * p.lo[c]
-					}
-				}
-				if maxact < sign*w.rhs {
+				if maxact := p.activity(w, sign, true); maxact < sign*w.rhs {
 					strengthen(ri, sign, maxact)
 				}
 			}
 		}
 	}
 	return cols, vals, true
+}
+
+// activity is the least (or, with most, the largest) value of sign·a·x
+// over the box.
+func (p *prober) activity(w *irow, sign int64, most bool) int64 {
+	var act int64
+	for k, c := range w.idx {
+		a := sign * w.val[k]
+		if (a > 0) == most {
+			act += a * p.hi[c]
+		} else {
+			act += a * p.lo[c]
+		}
+	}
+	return act
 }
 
 func signsOf(op encode.Op) []int64 {
