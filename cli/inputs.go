@@ -8,6 +8,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/gateway"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -28,6 +29,8 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "recipes", Usage: "a recipe v1 `FILE` (repeatable)", TakesFile: true, Category: cat},
 		&cli.StringFlag{Name: "gateway", Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
 		&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
+		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION` (each node gets one budget within it)", Category: cat},
+		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how requests split over aliases; a live run adds what it sees and uses it where a restarted gateway's recent requests are gone", TakesFile: true, Category: cat},
 	}
 }
 
@@ -81,8 +84,11 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if c.IsSet("api-key-env") {
 		return nil, badInput("--api-key-env names the key for --gateway; give --gateway URL too")
 	}
+	if c.IsSet("gateway-timeout") {
+		return nil, badInput("--gateway-timeout bounds reading a live fleet; give --gateway URL too")
+	}
 	bundle := c.String("fleet")
-	separate := []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes"}
+	separate := []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes", "demand-history"}
 	if bundle != "" {
 		for _, f := range separate {
 			// A policy may be layered on a bundle; other inputs may not.
@@ -108,13 +114,14 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 		return nil, badInput("no inputs: give --fleet FILE, or --config FILE and the other input flags")
 	}
 	src := fleet.Sources{
-		Config:      c.String("config"),
-		ProfilesDir: c.String("profiles"),
-		Policy:      c.String("policy"),
-		Metrics:     c.String("metrics"),
-		Cluster:     c.String("cluster"),
-		Benchmarks:  c.StringSlice("benchmarks"),
-		Recipes:     c.StringSlice("recipes"),
+		Config:        c.String("config"),
+		ProfilesDir:   c.String("profiles"),
+		Policy:        c.String("policy"),
+		Metrics:       c.String("metrics"),
+		DemandHistory: c.String("demand-history"),
+		Cluster:       c.String("cluster"),
+		Benchmarks:    c.StringSlice("benchmarks"),
+		Recipes:       c.StringSlice("recipes"),
 	}
 	var err error
 	if src.Status, src.StatusFiles, err = nodeFiles("status", c.StringSlice("status"), true); err != nil {
