@@ -77,6 +77,18 @@ func newLiveFleet(t *testing.T, key string, shape gatewayShape, change func(cfg,
 		"enabled": true, "id": "spark-cluster", "nodeId": "spark-node-01", "leaderNode": "spark-node-01", "nodes": nodes,
 	}}
 	metrics := b["metrics"].(map[string]any)
+	// The bundle's endpoints are fabric addresses; a test sends nothing
+	// off loopback, so each node's endpoint is a peer that has no
+	// metrics (the bundle's metrics are the gateway's own).
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":{"message":"unknown route: ` + r.URL.Path + `","type":"invalid_request_error","code":"not_found"}}`))
+	}))
+	t.Cleanup(peer.Close)
+	for _, n := range cfg["cluster"].(map[string]any)["nodes"].(map[string]any) {
+		n.(map[string]any)["endpoint"] = peer.URL
+	}
 	if change != nil {
 		change(cfg, cluster, metrics)
 	}

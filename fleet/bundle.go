@@ -345,9 +345,11 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		}
 	}
 	if in.DemandHistory != nil {
-		if out["demandHistory"], err = in.DemandHistory.Marshal(); err != nil {
+		h, err := in.DemandHistory.Marshal()
+		if err != nil {
 			return nil, err
 		}
+		out["demandHistory"] = json.RawMessage(h)
 	}
 	for _, list := range []struct {
 		key  string
