@@ -32,13 +32,13 @@ type Inputs struct {
 	// Policy is pool.toml (DefaultPolicy when none was given).
 	Policy *Policy
 	// Nodes holds what each node reports, by node id.
-	Nodes      map[string]NodeInputs
-	Metrics    *lloom.Metrics
+	Nodes   map[string]NodeInputs
+	Metrics *lloom.Metrics
 	// DemandHistory is poolsolve's memory of how requests split over
 	// aliases (--demand-history), used where a gateway's recent[] is empty.
 	DemandHistory *DemandHistory
-	Benchmarks []*lloom.BenchmarkSuite
-	Recipes    []*lloom.Recipe
+	Benchmarks    []*lloom.BenchmarkSuite
+	Recipes       []*lloom.Recipe
 
 	// Sources says where each document came from, keyed "config",
 	// "policy", "metrics", "profiles/<name>", "nodes/<id>/status",
