@@ -147,20 +147,30 @@ func (b *builder) describeHardware(n *model.Node, f nodeFacts) {
 	default:
 		sources = append(sources, "config")
 	}
+	if n.Platform == "" && f.status != nil && f.status.System != nil {
+		// The status's own OS facts, in Node.js names (LLooM's system block).
+		if s := f.status.System; s.Platform != "" && s.Arch != "" {
+			n.Platform = s.Platform + "-" + s.Arch
+		}
+	}
 	if n.Platform == "" {
 		n.Platform = platformFromLabel(f.config.Labels["architecture"])
 	}
+	// What the config says of accelerators is a claim about the hardware;
+	// it holds only where nothing measured says otherwise: a GB10 is an
+	// arm64 Linux host.
+	gb10 := slices.Contains(accel, "gb10") && (n.Platform == "" || n.Platform == "linux-arm64")
 	if len(n.Archs) == 0 {
 		// A GB10 is sm_121 and Apple Silicon is apple-metal whatever the
 		// source; other accelerators say nothing about the arch.
 		switch {
-		case slices.Contains(accel, "gb10"):
+		case gb10:
 			n.Archs = []string{"sm_121"}
 		case slices.Contains(accel, "metal") || slices.Contains(accel, "apple-gpu") || f.config.Labels["accelerator"] == "metal":
 			n.Archs = []string{"apple-metal"}
 		}
 	}
-	if n.Platform == "" && slices.Contains(accel, "gb10") {
+	if n.Platform == "" && gb10 {
 		n.Platform = "linux-arm64"
 	}
 	n.Archs = sortedUniq(n.Archs)
@@ -205,7 +215,7 @@ func (b *builder) domains(n *model.Node, f nodeFacts) []model.Domain {
 	}
 	if len(doms) == 0 {
 		d := dom{id: "system:0", kind: "system"}
-		if slices.Contains(n.Archs, "apple-metal") || slices.Contains(n.Accelerators, "gb10") {
+		if slices.Contains(n.Archs, "apple-metal") || slices.Contains(n.Accelerators, "gb10") && n.Platform == "linux-arm64" {
 			d = dom{id: "unified:0", kind: "unified"}
 		}
 		doms = append(doms, d)

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -11,8 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/agent"
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 )
@@ -375,4 +378,67 @@ func TestARefusedConnectionIsTriedOnceMore(t *testing.T) {
 	}
 }
 
-var _ = httptest.NewServer
+
+// x64Box is the inventory of an x64 host without accelerators.
+type x64Box struct{}
+
+func (x64Box) Inventory(context.Context) (*inventory.Inventory, error) {
+	return &inventory.Inventory{Schema: inventory.Schema, NodeID: "spark-node-03", PlatformID: "linux-x64",
+		MemoryDomains: []inventory.Domain{{ID: "system:0", Kind: "system", CapacityGb: 23.5}}}, nil
+}
+
+// TestAnAgentNodeIsPlannedFromItsProfile: a LLooM gateway reports a node
+// that runs `poolsolve serve` as the agent answers LLooM's plain status
+// poll (no inventory, no profile). The agent serves /gateway/profile, so
+// the node is planned from what it is, an x64 host, not from the config's
+// claim that it is a GB10.
+func TestAnAgentNodeIsPlannedFromItsProfile(t *testing.T) {
+	t.Setenv("POOLSOLVE_AGENT_TEST_KEY", testKey)
+	h, err := agent.NewHandler(agent.Config{NodeID: "spark-node-03", APIKeyEnv: "POOLSOLVE_AGENT_TEST_KEY", Inventory: x64Box{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	box := httptest.NewServer(h)
+	defer box.Close()
+	req, _ := http.NewRequest("GET", box.URL+"/gateway/node", nil)
+	req.Header.Set("Authorization", "Bearer "+testKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := decode(t, readAll(t, resp))
+	cluster := olderCluster(t)
+	clusterNodes(cluster)["spark-node-03"] = plain["node"]
+	gw := newFake(t, testKey).
+		handle("/gateway/cluster", answer(200, encode(t, cluster))).
+		handle("/gateway/metrics", answer(200, readTestdata("gateway-0.2.3-metrics.json")))
+	cfg := testConfig(t, map[string]string{"spark-node-03": box.URL})
+	fl := fetch(t, Options{URL: gw.srv.URL, APIKey: testKey, Config: cfg})
+	n := fl.Nodes["spark-node-03"]
+	if n.Facts != FactsProfile || n.Profile == nil || n.Profile.PlatformID != "linux-x64" {
+		t.Fatalf("spark-node-03: facts %q, fallback %q, profile %+v; want its own profile", n.Facts, n.Fallback, n.Profile)
+	}
+	in, err := fl.Inputs(loadBase(t, fleet.Sources{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := catalog.Build(in, catalog.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, node := range c.Pool.Nodes {
+		if node.ID == "spark-node-03" && (node.Platform != "linux-x64" || len(node.Domains) != 1 || node.Domains[0].ID != "system:0" || len(node.Archs) != 0) {
+			t.Errorf("spark-node-03 planned as %s %v archs %v; want linux-x64 system:0 and no arch", node.Platform, node.Domains, node.Archs)
+		}
+	}
+}
+
+func readAll(t *testing.T, resp *http.Response) []byte {
+	t.Helper()
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
