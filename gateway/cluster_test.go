@@ -378,7 +378,6 @@ func TestARefusedConnectionIsTriedOnceMore(t *testing.T) {
 	}
 }
 
-
 // x64Box is the inventory of an x64 host without accelerators.
 type x64Box struct{}
 
