@@ -630,6 +630,17 @@ func (fl *Fleet) Unreachable() map[string]string {
 	return out
 }
 
+// LLooMVersion is the LLooM release the gateway reports for its own node,
+// or "" when it reports none (LLooM 0.2.3 does not).
+func (fl *Fleet) LLooMVersion() string {
+	for _, id := range sortedKeys(fl.Nodes) {
+		if n := fl.Nodes[id]; n.From != FromDirect && n.Status != nil && n.Status.Local && n.Status.Version != "" {
+			return n.Status.Version
+		}
+	}
+	return ""
+}
+
 // MetricsFrom lists the nodes that gave their metrics, sorted.
 func (fl *Fleet) MetricsFrom() []string {
 	var out []string
