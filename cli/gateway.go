@@ -98,17 +98,15 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 	if base.DemandHistory == nil {
 		base.DemandHistory = &fleet.DemandHistory{Schema: fleet.HistorySchema}
 	}
-	added := 0
 	for _, id := range fl.MetricsFrom() {
 		m, err := lloom.ParseMetrics(fl.Nodes[id].Metrics, id+" /gateway/metrics")
 		if err != nil {
 			continue // Fetch parsed it already; not expected
 		}
-		added += base.DemandHistory.Record(id, m)
+		base.DemandHistory.Record(id, m)
 	}
-	if added == 0 {
-		return nil
-	}
+	// Written even when nothing was added, so the file exists from the
+	// first run on; the same history gives the same bytes.
 	data, err := base.DemandHistory.Marshal()
 	if err == nil {
 		err = fleet.WriteFileAtomic(path, data)

@@ -280,3 +280,31 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// TestEveryLiveCommandTakesTheGatewayTimeout: plan, catalog and snapshot
+// bound the whole read by --gateway-timeout, and keep the demand history
+// given by --demand-history, which the snapshot carries.
+func TestEveryLiveCommandTakesTheGatewayTimeout(t *testing.T) {
+	t.Setenv("LLOOM_CLUSTER_KEY", "test-key")
+	f := newLiveFleet(t, "test-key", newerGateway, nil)
+	for _, cmd := range []string{"plan", "catalog", "snapshot"} {
+		if code, _, stderr := runCLI(t, f.args(cmd, "--gateway-timeout", "0s")...); code != ExitBadInput || !strings.Contains(stderr, "--gateway-timeout 0s: expected a positive duration") {
+			t.Errorf("%s --gateway-timeout 0s = %d: %s", cmd, code, stderr)
+		}
+	}
+	hist := filepath.Join(t.TempDir(), "history.json")
+	snap := filepath.Join(t.TempDir(), "fleet.json")
+	if code, _, stderr := runCLI(t, f.args("snapshot", "--gateway-timeout", "3s", "--demand-history", hist, "-o", snap)...); code != ExitOK {
+		t.Fatalf("snapshot = %d: %s", code, stderr)
+	}
+	h, err := os.ReadFile(hist)
+	if err != nil || !strings.Contains(string(h), `"schema": "poolsolve.demand-history/v1"`) {
+		t.Errorf("history %s: %v", h, err)
+	}
+	if s, _ := os.ReadFile(snap); !strings.Contains(string(s), `"demandHistory"`) {
+		t.Errorf("the snapshot does not carry the demand history")
+	}
+	if code, _, stderr := runCLI(t, "plan", "--fleet", sparkBundle, "--gateway-timeout", "1s"); code != ExitBadInput || !strings.Contains(stderr, "give --gateway URL too") {
+		t.Errorf("--gateway-timeout without --gateway = %d: %s", code, stderr)
+	}
+}
