@@ -246,7 +246,7 @@ func noPlacement(p *model.Pool, v *model.Variant, nodes []string) string {
 			continue
 		}
 		for _, pl := range r.Placements {
-			if slices.Equal(sortedLabels(pl.Nodes), sortedLabels(nodes)) {
+			if slices.Equal(sortedUnique(pl.Nodes), sortedUnique(nodes)) {
 				if ok, _ := model.Eligible(p, ix, r, pl); ok {
 					return why + fmt.Sprintf("; %s serves the same model and may run on %s: pin it instead", r.ID, on)
 				}
@@ -462,7 +462,7 @@ func (k *asker) explainLate(rc model.RouteChoice) (Explanation, bool) {
 	if len(parts) == 0 {
 		return Explanation{}, false
 	}
-	return Explanation{Subject: rc.Source, Pins: sortedLabels(pins),
+	return Explanation{Subject: rc.Source, Pins: sortedUnique(pins),
 		Reason: fmt.Sprintf("served by %s, not by an earlier member: %s", rc.Model, strings.Join(parts, "; "))}, true
 }
 

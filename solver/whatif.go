@@ -383,9 +383,9 @@ func reasonTexts(rs []model.Reason) []string {
 }
 
 func placementOn(v *model.Variant, nodes []string) *model.Placement {
-	want := sortedLabels(nodes)
+	want := sortedUnique(nodes)
 	for i := range v.Placements {
-		if slices.Equal(sortedLabels(v.Placements[i].Nodes), want) {
+		if slices.Equal(sortedUnique(v.Placements[i].Nodes), want) {
 			return &v.Placements[i]
 		}
 	}
@@ -590,7 +590,7 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 				}
 			}
 		}
-		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedLabels(f.Nodes), Residency: r})
+		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedUnique(f.Nodes), Residency: r})
 	}
 	for _, rc := range s.w.base.Assignment.Routes {
 		if i := slices.IndexFunc(sc.Routes, func(f model.RouteChoice) bool { return f.Source == rc.Source }); i >= 0 {
@@ -759,7 +759,7 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 	if open {
 		parts = append(parts, notCovered(proved))
 	}
-	ex.Pins = sortedLabels(ex.Pins)
+	ex.Pins = sortedUnique(ex.Pins)
 	ex.Reason = strings.Join(parts, "; ")
 	return ex
 }

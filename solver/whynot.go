@@ -184,7 +184,7 @@ func (k *asker) laneLit(id string, nodes []string) (z.Lit, bool) {
 	if !ok {
 		return 0, false
 	}
-	key := strings.Join(sortedLabels(nodes), "+")
+	key := strings.Join(sortedUnique(nodes), "+")
 	for _, li := range k.e.Variants[vi].Lanes {
 		if k.e.Lanes[li].Key == key {
 			return k.e.Lanes[li].Lit, true
@@ -385,7 +385,7 @@ func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Opt
 		}
 		vs = append(vs, verdict{[]model.Residency{r}, rs})
 	}
-	o.Pins = sortedLabels(o.Pins)
+	o.Pins = sortedUnique(o.Pins)
 	_, fixedRes := v.FixedResidency()
 	for _, vd := range vs {
 		for _, r := range vd.reasons {
@@ -402,7 +402,7 @@ func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Opt
 func (k *asker) chosen(sid, m, vid string, nodes []string) bool {
 	if sid == "" {
 		for _, l := range k.plan.Lanes {
-			if l.Variant == vid && slices.Equal(sortedLabels(l.Nodes), sortedLabels(nodes)) {
+			if l.Variant == vid && slices.Equal(sortedUnique(l.Nodes), sortedUnique(nodes)) {
 				return true
 			}
 		}
@@ -418,7 +418,7 @@ func (k *asker) chosen(sid, m, vid string, nodes []string) bool {
 			}
 			for _, l := range k.plan.Lanes {
 				if l.Variant == vid {
-					return slices.Equal(sortedLabels(l.Nodes), sortedLabels(nodes))
+					return slices.Equal(sortedUnique(l.Nodes), sortedUnique(nodes))
 				}
 			}
 		}
@@ -742,9 +742,9 @@ func trimGb(x float64) string { return strings.TrimSuffix(model.Gb(x), " GiB") }
 
 // drawsOf is what variant v draws on the placement with these nodes.
 func drawsOf(v *model.Variant, nodes []string) []model.Draw {
-	want := sortedLabels(nodes)
+	want := sortedUnique(nodes)
 	for _, pl := range v.Placements {
-		if slices.Equal(sortedLabels(pl.Nodes), want) {
+		if slices.Equal(sortedUnique(pl.Nodes), want) {
 			return pl.Draws
 		}
 	}
@@ -832,7 +832,7 @@ func ruleLabels(cs [][]item) []string {
 			}
 		}
 	}
-	return sortedLabels(out)
+	return sortedUnique(out)
 }
 
 // shortOr is short, or fallback when the option has no reason.
@@ -996,4 +996,11 @@ func servedExternally(p *model.Pool, a model.Assignment) []string {
 		}
 	}
 	return out
+}
+
+// sortedUnique is xs sorted, each once, in a new slice.
+func sortedUnique(xs []string) []string {
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
