@@ -396,6 +396,9 @@ func explainUncovered(r *run, p *model.Pool, _ []component, a model.Assignment, 
 	for _, sid := range uncovered {
 		out = append(out, k.explainSource(sid, proved))
 	}
+	// An earlier member explained is one no plan can take: whether
+	// some plan can is all that is asked of it.
+	k.hardOnly = true
 	for _, rc := range late {
 		if ex, ok := k.explainLate(rc); ok {
 			out = append(out, ex)

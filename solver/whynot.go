@@ -120,6 +120,9 @@ type asker struct {
 	// static skips the SAT checks: with memory figures too fine to count
 	// exactly, an UNSAT answer may be the rounding's, not the pool's.
 	static bool
+	// hardOnly stops at whether any plan can take an option: what keeps
+	// it from this plan is not weighed.
+	hardOnly bool
 }
 
 // item is a named assumption a conflict set may name.
@@ -357,6 +360,9 @@ func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Opt
 	o.Possible = true
 	if k.chosen(sid, m, v.ID, pl.Nodes) {
 		o.Chosen = true
+		return o
+	}
+	if k.hardOnly {
 		return o
 	}
 	// Per residency: does it fit next to the plan's own lanes, and what
