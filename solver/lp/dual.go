@@ -89,8 +89,8 @@ type State struct {
 	// their bounds (onList marks them): pricing looks at these only.
 	infeasible []int
 	onList     []bool
-	alpha                []float64 // n+m
-	touched              []int
+	alpha      []float64 // n+m
+	touched    []int
 }
 
 // New sets up the problem; no iteration is done yet.
