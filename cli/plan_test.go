@@ -204,7 +204,7 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 }
 
 func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
-	dir := "../fleet/testdata/spark-fleet/"
+	dir := "../examples/spark-fleet/"
 	args := []string{"--config", dir + "config.json", "--profiles", dir + "profiles", "--policy", dir + "pool.toml",
 		"--metrics", dir + "metrics.json", "--benchmarks", dir + "benchmarks/gb10-qwen38-27b-nvfp4-vllm.json",
 		"--recipes", dir + "recipes/linux-nvidia-gb10-qwen38-27b-nvfp4-vllm.json"}
