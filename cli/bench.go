@@ -85,7 +85,7 @@ func benchCommand() *cli.Command {
 			&cli.StringFlag{Name: "solvers", Usage: "comma-separated `LIST` of exact, greedy, cbc, highs, clasp (default: exact, greedy and the installed externals)"},
 			&cli.StringFlag{Name: "tools-dir", Usage: "where the npm package highs lives (`DIR`; default benchmarks/.tools, git-ignored, when run from the repository, else the user cache)", TakesFile: true},
 			&cli.StringFlag{Name: "write-fleet", Usage: "write the single instance's fleet bundle to `FILE` and exit (with one --sizes entry)", TakesFile: true},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 		},
 		OnUsageError: usageError,
 		Action:       runBench,

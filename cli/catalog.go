@@ -46,7 +46,6 @@ Examples:
 	}
 }
 
-func usageError(_ *cli.Context, err error, _ bool) error { return &exitError{ExitBadInput, err} }
 
 func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 	doc := struct {

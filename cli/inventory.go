@@ -50,7 +50,7 @@ func inventoryCommand() *cli.Command {
 			formatFlag(),
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
 			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
-			&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`): this node's id and its fabric links to the other nodes", TakesFile: true},
+			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id and its fabric links to the other nodes", TakesFile: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
 		},
 		OnUsageError: usageError,

@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/poolsolve/poolsolve/fleet"
 	"github.com/poolsolve/poolsolve/model"
@@ -50,10 +52,13 @@ func planCommand() *cli.Command {
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
-			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
+			&cli.BoolFlag{Name: "changes-only", Usage: "text: print only lost coverage, the changes and their summary"},
+			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
+			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.StringFlag{Name: "solver", Value: "exact", EnvVars: envVars("solver"), Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (atomically) instead of stdout", TakesFile: true},
 		),
 		OnUsageError: usageError,
@@ -72,6 +77,10 @@ func runPlan(c *cli.Context) error {
 	}
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
 		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	textOpts, err := textOptions(c)
+	if err != nil {
+		return err
 	}
 	in, cat, err := buildCatalog(c, nil)
 	if err != nil {
@@ -102,7 +111,7 @@ func runPlan(c *cli.Context) error {
 	case "svg":
 		err = plan.WriteSVG(&buf, p)
 	default:
-		err = plan.WriteText(&buf, p, plan.TextOptions{})
+		err = plan.WriteText(&buf, p, textOpts)
 	}
 	if err != nil {
 		return errorf("render plan: %v", err)
@@ -145,7 +154,7 @@ func limitOf(c *cli.Context, in *fleet.Inputs) time.Duration {
 }
 
 func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
-	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in)}
+	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in), Seed: fleet.DefaultPolicy().Solver.Seed}
 	if in.Policy != nil {
 		opts.Seed = in.Policy.Solver.Seed
 	}
@@ -160,10 +169,10 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options
 func renderReserve(limit time.Duration) time.Duration { return min(limit/50, 100*time.Millisecond) }
 
 func fleetName(c *cli.Context) string {
-	if f := c.String("fleet"); f != "" {
+	if f := inputString(c, "fleet"); f != "" {
 		return f
 	}
-	return c.String("config")
+	return inputString(c, "config")
 }
 
 // progressWriter reports long solves on stderr, when stderr is a terminal
@@ -195,9 +204,40 @@ func progressWriter(c *cli.Context) (report func(solver.Progress), done func()) 
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// textOptions reads how the text plan is laid out: colour by --color
+// (auto: on a terminal unless NO_COLOR is set, https://no-color.org),
+// lines wrapped to $COLUMNS or the terminal's width when the plan goes to
+// a terminal, and --changes-only and --verbose.
+func textOptions(c *cli.Context) (plan.TextOptions, error) {
+	opts := plan.TextOptions{ChangesOnly: c.Bool("changes-only"), Verbose: c.Bool("verbose")}
+	toTerminal := c.String("output") == "" && isTerminal(c.App.Writer)
+	switch when := c.String("color"); when {
+	case "always":
+		opts.Color = true
+	case "never":
+	case "auto":
+		opts.Color = toTerminal && os.Getenv("NO_COLOR") == ""
+	default:
+		return opts, badInput("%s %q: expected auto, always or never", flagLabel(c, "color"), when)
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if c.String("output") != "" {
+		return opts, nil
+	}
+	if cols := os.Getenv("COLUMNS"); cols != "" {
+		if n, err := strconv.Atoi(cols); err == nil && n > 0 {
+			opts.Width = n
+			return opts, nil
+		}
+	}
+	if toTerminal {
+		if f, ok := c.App.Writer.(*os.File); ok {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				opts.Width = w
+			}
+		}
+	}
+	return opts, nil
 }

@@ -65,9 +65,9 @@ func serveCommand() *cli.Command {
 		Description: serveHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: DefaultListen, Usage: "listen on `ADDR` (host:port)"},
-			&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
+			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
 			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
-			&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
+			&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
 			&cli.BoolFlag{Name: "insecure-no-auth", Usage: "serve without a key; allowed on a loopback address only"},
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
 			&cli.DurationFlag{Name: "node-timeout", Value: agent.DefaultNodeTimeout, Usage: "give up on another node's answer after `DURATION`"},
