@@ -46,7 +46,6 @@ Examples:
 	}
 }
 
-
 func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 	doc := struct {
 		Schema string      `json:"schema"`
