@@ -50,8 +50,8 @@ Exit codes:
 Examples:
    poolsolve export --fleet examples/spark-fleet.json --format opb -o spark.opb
    poolsolve export --fleet examples/spark-fleet.json --format lp --level 4 -o spark-l4.lp
-   poolsolve export --fleet fleet.json --format lp --level 3 --fix L1=0,L2=0 -o l3.lp
-   poolsolve export --fleet fleet.json --format cnf --cordon spark-node-02 -o hard.cnf
+   poolsolve export --fleet examples/spark-fleet.json --format lp --level 3 --fix L1=0,L2=0 -o l3.lp
+   poolsolve export --fleet examples/spark-fleet.json --format cnf --cordon spark-node-02 -o hard.cnf
    cbc spark-l4.lp sec 60 ratio 0 solve solu spark-l4.sol`
 
 func exportCommand() *cli.Command {

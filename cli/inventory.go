@@ -38,8 +38,8 @@ Exit codes:
 Examples:
    poolsolve inventory
    poolsolve inventory --format json --node-id spark-node-03 -o spark-node-03.json
-   poolsolve inventory --config config.json --model-root /srv/models --model-root ~/weights
-   poolsolve plan --config config.json --inventory spark-node-03=spark-node-03.json`
+   poolsolve inventory --config examples/spark-fleet/config.json --model-root /srv/models --model-root weights
+   poolsolve plan --config examples/spark-fleet/config.json --inventory spark-node-03=spark-node-03.json`
 
 func inventoryCommand() *cli.Command {
 	return &cli.Command{

@@ -27,23 +27,38 @@ The plan optimises four levels in order: (1) coverage, (2) external models
 only as fallback, (3) latency SLO violations, (4) demand-weighted latency plus
 churn. Each level reports its value and whether it is proved optimal.
 
-Exit codes:
-   0  a plan was found and it changes nothing
-   1  a plan was found and it changes what runs
-   2  bad flags or input files (nothing was written)
-   3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons are printed
-   4  any other failure
+The text reads like 'terraform plan': a source that loses all coverage is
+the headline, then nodes, routes (with demand and expected first-token
+latency), each level in plain words ("proved optimal", "best found, at most
+4.5% above optimal", "heuristic, not proved"; --verbose adds the solver's
+bound), explanations, notes, and the changes with a summary. Colour is on
+when stdout is a terminal and NO_COLOR is unset (--color says otherwise);
+lines wrap to $COLUMNS or the terminal's width. --format json writes the
+same plan as data (docs/plan-json.md), --format svg draws it (docs/plan-svg.md):
+a bar per node and memory domain, lanes coloured by residency, budgets, free
+memory and the changes.
+
+Exit codes, and what each means for a CI job that runs plan against the
+fleet's repository:
+   0  a plan was found and it changes nothing: the fleet already runs the plan
+   1  a plan was found and it changes what runs, or a source loses coverage:
+      fail the job to have someone apply or refuse the changes, or treat 1 as
+      success when the job only records the plan
+   2  bad flags or input files; nothing was written: the change under review
+      broke the inputs, fail the job
+   3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons
+      are printed: fail the job
+   4  any other failure (I/O, an internal error): fail the job, and retry once
 
 Examples:
    poolsolve plan --fleet examples/spark-fleet.json
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-01 --cordon spark-node-02
-   poolsolve plan --config config.json --profiles profiles/ --policy pool.toml --metrics metrics.json
-   poolsolve plan --fleet fleet.json --pin qwen38-27b-nvfp4=spark-node-02 --format json -o plan.json
-   poolsolve plan --fleet fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --config examples/spark-fleet/config.json --profiles examples/spark-fleet/profiles/ --policy examples/spark-fleet/pool.toml --metrics examples/spark-fleet/metrics.json --status 'examples/spark-fleet/nodes/*.status.json'
+   poolsolve plan --fleet examples/spark-fleet.json --pin qwen38-27b-nvfp4=spark-node-03 --format json -o plan.json
+   poolsolve plan --fleet examples/spark-fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-03 --changes-only
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-02 --format svg -o plan.svg
-
---format svg draws the plan (docs/plan-svg.md): a bar per node and memory
-domain, lanes coloured by residency, budgets, free memory and the changes.`
+   POOLSOLVE_FLEET=examples/spark-fleet.json poolsolve plan --verbose --color always`
 
 func planCommand() *cli.Command {
 	return &cli.Command{

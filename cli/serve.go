@@ -44,10 +44,10 @@ Exit codes:
    4  the address cannot be listened on, or the server failed
 
 Examples:
-   LLOOM_CLUSTER_KEY=... poolsolve serve --config config.json
-   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 10.100.192.2:8101 --config config.json --model-root /srv/models
+   LLOOM_CLUSTER_KEY=... poolsolve serve --config examples/spark-fleet/config.json
+   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 0.0.0.0:8101 --config examples/spark-fleet/config.json --model-root /srv/models
    poolsolve serve --insecure-no-auth --node-id mac-studio
-   poolsolve plan --gateway http://127.0.0.1:8101 --config config.json`
+   LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8101 --config examples/spark-fleet/config.json`
 
 // DefaultListen is where serve listens without --listen.
 const DefaultListen = "127.0.0.1:8101"
