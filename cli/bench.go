@@ -54,9 +54,10 @@ done, and the level-4 optimum an external solver proved, dashed. The solver
 reports progress only after its first second, so fast instances show their
 first plan and their end.
 
-'poolsolve bench' alone runs the committed suite with every installed
-solver, 10 s each: several minutes. docs/benchmarks.md has the commands
-behind its figures; the examples below are quick.
+'poolsolve bench' alone (or with --suite benchmarks/fixtures from a
+checkout) runs the committed suite with every installed solver, 10 s each:
+several minutes. docs/benchmarks.md has the commands behind its figures;
+the examples below are quick.
 
 Exit codes:
    0  every instance ran and every poolsolve plan passed the evaluator
@@ -68,7 +69,7 @@ Examples:
    poolsolve bench --sizes 3x10,24x60-tight --solvers exact,greedy --time-limit 2s --format json > bench.json
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy,clasp --format markdown
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy --time-limit 2s --trace-svg trace.svg --trace-of 8x20
-   poolsolve bench --suite benchmarks/fixtures --solvers exact,greedy --time-limit 1s --svg bench.svg
+   poolsolve bench --sizes 3x10,8x20,24x60 --solvers exact,greedy --time-limit 1s --svg bench.svg
    poolsolve bench --sizes 24x60-tight --write-fleet fleet-24x60.json`
 
 func benchCommand() *cli.Command {

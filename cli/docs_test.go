@@ -23,7 +23,7 @@ func TestPlanJSONExamplesAreWhatTheCommandsPrint(t *testing.T) {
 	}
 	t.Chdir("..")
 	for _, p := range pairs {
-		args := shellWords(strings.TrimPrefix(p[1], "poolsolve "))
+		args := strings.Fields(strings.TrimPrefix(p[1], "poolsolve "))
 		code, out, errOut := run(t, append(args, "--quiet")...)
 		if code != ExitOK && code != ExitChanges && code != ExitInfeasible {
 			t.Fatalf("%s: exit %d\n%s", p[1], code, errOut)

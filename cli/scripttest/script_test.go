@@ -1,4 +1,4 @@
-package cli
+package scripttest_test
 
 import (
 	"errors"
@@ -17,7 +17,8 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
-	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/cli"
 )
 
 // The script tests under testdata/script are cmd/go-style txtar files: a
@@ -40,7 +41,7 @@ import (
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == "poolsolve" {
-		os.Exit(RunSince(time.Now(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+		os.Exit(cli.RunSince(time.Now(), os.Args, os.Stdin, os.Stdout, os.Stderr))
 	}
 	os.Exit(runTests(m))
 }
@@ -103,12 +104,12 @@ func namedLock(name string) *sync.Mutex {
 }
 
 func TestScripts(t *testing.T) {
-	root, err := filepath.Abs("..")
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+		Dir:                 filepath.Join("..", "testdata", "script"),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Setup: func(env *testscript.Env) error {
@@ -210,25 +211,41 @@ type example struct {
 	where, line string
 }
 
+// poolsolve runs the CLI in-process and returns what it printed.
+func poolsolve(t *testing.T, args ...string) string {
+	t.Helper()
+	var out, errOut strings.Builder
+	if code := cli.Run(append([]string{"poolsolve"}, args...), strings.NewReader(""), &out, &errOut); code != cli.ExitOK {
+		t.Fatalf("poolsolve %s: exit %d\n%s", strings.Join(args, " "), code, errOut.String())
+	}
+	return out.String()
+}
+
 // helpExamples are the command lines under "Examples:" in the top-level
-// help and in every command's help.
-func helpExamples(app *cli.App) []example {
+// help and in every command's help, as --help prints them. The commands
+// are those completion offers.
+func helpExamples(t *testing.T) []example {
 	var out []example
-	add := func(where, text string) {
-		_, ex, ok := strings.Cut(text, "Examples:\n")
-		if !ok {
-			return
-		}
-		for _, l := range strings.Split(ex, "\n") {
-			if !strings.HasPrefix(l, "   ") {
-				break // the block ends at the first line not indented
+	add := func(where, help string) {
+		lines := strings.Split(help, "\n")
+		for i, l := range lines {
+			if strings.TrimSpace(l) != "Examples:" {
+				continue
 			}
-			out = append(out, example{where, strings.TrimSpace(l)})
+			indent := len(l) - len(strings.TrimLeft(l, " "))
+			for _, e := range lines[i+1:] {
+				if strings.TrimSpace(e) == "" || len(e)-len(strings.TrimLeft(e, " ")) <= indent {
+					break // the block ends at a blank or a shallower line
+				}
+				out = append(out, example{where, strings.TrimSpace(e)})
+			}
 		}
 	}
-	add("poolsolve --help", app.Description)
-	for _, c := range app.Commands {
-		add("poolsolve "+c.Name+" --help", c.Description)
+	add("poolsolve --help", poolsolve(t, "--help"))
+	for _, name := range strings.Fields(poolsolve(t, "--generate-bash-completion")) {
+		if name != "help" {
+			add("poolsolve "+name+" --help", poolsolve(t, name, "--help"))
+		}
 	}
 	return out
 }
@@ -236,7 +253,7 @@ func helpExamples(app *cli.App) []example {
 // readmeExamples are the poolsolve command lines of the README's sh code
 // blocks; `go run . ARGS` is poolsolve ARGS run from a checkout.
 func readmeExamples(t *testing.T) []example {
-	data, err := os.ReadFile(filepath.Join("..", "README.md"))
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,7 +322,7 @@ var (
 // scriptCommands reads the command lines of every script, and checks that
 // each failing poolsolve states the exit code it expects.
 func scriptCommands(t *testing.T) (cmds []scriptCommand, envs map[string][]string, copies map[string][]string) {
-	files, err := filepath.Glob(filepath.Join("testdata", "script", "*.txtar"))
+	files, err := filepath.Glob(filepath.Join("..", "testdata", "script", "*.txtar"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no scripts in testdata/script: %v", err)
 	}
@@ -371,7 +388,7 @@ func scriptCommands(t *testing.T) (cmds []scriptCommand, envs map[string][]strin
 // redirect as `cp stdout FILE`.
 func TestEveryExampleIsAScript(t *testing.T) {
 	cmds, envs, copies := scriptCommands(t)
-	examples := append(helpExamples(newApp(nil, nil, nil)), readmeExamples(t)...)
+	examples := append(helpExamples(t), readmeExamples(t)...)
 	if len(examples) < 40 {
 		t.Fatalf("found only %d examples; is the Examples: block or the README read right?", len(examples))
 	}
