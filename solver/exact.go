@@ -57,6 +57,9 @@ type exact struct {
 	fixGen   uint64 // generation of the reduced-cost fixes in the diagram
 	// canon is the canonical re-solve handed ahead to level 4's workers.
 	canon *canonAhead
+	// canonRoot is level 4's root LP with its cuts, kept for the
+	// canonical re-solve by branch and cut.
+	canonRoot *canonRoot
 }
 
 // levelsProved reports whether the levels before i are proved: only then
@@ -287,8 +290,6 @@ func (x *exact) level(i int, end time.Time) error {
 		lpAsked = true
 		if sr, ok := strongLP(x, i, ub-1, end); ok && !sr.noLP && sr.bound > lb {
 			lb, src = min(sr.bound, ub), sr.source
-		} else if b, ok := lpBound(x, i, end); ok && b > lb {
-			lb, src = b, "lp"
 		}
 	}
 	// Level 4 rarely closes by SAT alone: the strengthened LP bounds it
@@ -345,6 +346,25 @@ func (x *exact) level(i int, end time.Time) error {
 			// Too large for the simplex is too large for gini's diagrams
 			// too: the time goes to the workers and local search instead.
 			giniSearch = r.source != "lagrangian"
+			if r.loop != nil && lb < ub && x.e.Exact {
+				// Branch and cut from the LP, the workers answering
+				// between nodes; gini's diagrams are not needed after it.
+				bc := newBranchCut(x, i, sr)
+				bc.poll = func(ub *int64) (bool, error) {
+					x.run.progress(i, x.obj, lb)
+					err := x.pollPB(pw, end, false, &lb, ub, &src)
+					return lb >= *ub || x.run.ctx.Err() != nil, err
+				}
+				proved, err := bc.run(time.Now().Add(time.Until(end)*3/4), &ub)
+				tracef(x.run.start, "level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, lb, ub)
+				if err != nil {
+					return err
+				}
+				if proved && lb < ub {
+					lb, src = ub, "branch-and-cut"
+				}
+				giniSearch = false
+			}
 			// The workers have both cores: give them the first part of
 			// the level before gini builds its own diagrams.
 			if pw.alive() && giniSearch {
