@@ -32,10 +32,14 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	if !given(c, "config") {
 		return nil, badInput("--gateway needs --config FILE: a gateway does not serve its config")
 	}
+	if c.Duration("gateway-timeout") <= 0 {
+		return nil, badInput("--gateway-timeout %s: expected a positive duration", c.Duration("gateway-timeout"))
+	}
 	src := fleet.Sources{
-		Config:      inputString(c, "config"),
-		ProfilesDir: inputString(c, "profiles"),
-		Policy:      inputString(c, "policy"),
+		DemandHistory: c.String("demand-history"),
+		Config:        inputString(c, "config"),
+		ProfilesDir:   inputString(c, "profiles"),
+		Policy:        inputString(c, "policy"),
 	}
 	var err error
 	if src.Benchmarks, err = expandGlobs("benchmarks", c.StringSlice("benchmarks"), false); err != nil {
@@ -65,7 +69,6 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	if base.Policy != nil {
 		opts.MetricsPeriod = base.Policy.Demand.Period
 	}
-	// Only snapshot has the flag; plan and catalog take the default.
 	opts.Timeout = c.Duration("gateway-timeout")
 	fl, err := gateway.Fetch(c.Context, opts)
 	if err != nil {
@@ -78,12 +81,45 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	for _, p := range fl.Problems {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", fl.Source, p)
 	}
+	if err := recordHistory(c, fl, base); err != nil {
+		return nil, err
+	}
 	in, err := fl.Inputs(base)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	c.App.Metadata[liveFleetKey] = fl
 	return in, nil
+}
+
+// recordHistory adds the recent requests each node's metrics show to the
+// demand history, and writes it back when --demand-history names a file:
+// the split stays known after a gateway restart empties recent[].
+func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error {
+	path := c.String("demand-history")
+	if path == "" {
+		return nil
+	}
+	if base.DemandHistory == nil {
+		base.DemandHistory = &fleet.DemandHistory{Schema: fleet.HistorySchema}
+	}
+	for _, id := range fl.MetricsFrom() {
+		m, err := lloom.ParseMetrics(fl.Nodes[id].Metrics, id+" /gateway/metrics")
+		if err != nil {
+			continue // Fetch parsed it already; not expected
+		}
+		base.DemandHistory.Record(id, m)
+	}
+	// Written even when nothing was added, so the file exists from the
+	// first run on; the same history gives the same bytes.
+	data, err := base.DemandHistory.Marshal()
+	if err == nil {
+		err = fleet.WriteFileAtomic(path, data)
+	}
+	if err != nil {
+		return errorf("write the demand history %s: %v", path, err)
+	}
+	return nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/gateway"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -28,6 +29,9 @@ func inputFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "recipes", Usage: "a recipe v1 `FILE` (repeatable; a glob reads every match)", TakesFile: true, Category: cat},
 		&cli.StringFlag{Name: "gateway", EnvVars: envVars("gateway"), Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
 		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
+		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION` (each node gets one budget within it)", Category: cat},
+		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports): warn about what it refuses or does not read", Category: cat},
+		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how requests split over aliases; a live run adds what it sees and uses it where a restarted gateway's recent requests are gone", TakesFile: true, Category: cat},
 	}
 }
 
@@ -74,7 +78,7 @@ func reportProblems(c *cli.Context, problems lloom.Problems) error {
 }
 
 // separateFlags are the inputs given file by file, instead of --fleet.
-var separateFlags = []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes"}
+var separateFlags = []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes", "demand-history"}
 
 // ignoredKey holds, in the app's Metadata, the input flags whose values
 // came from the environment alone and yield to the command line.
@@ -134,6 +138,9 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if given(c, "api-key-env") && onCommandLine(c, "api-key-env") {
 		return nil, badInput("--api-key-env names the key for --gateway; give --gateway URL too")
 	}
+	if c.IsSet("gateway-timeout") {
+		return nil, badInput("--gateway-timeout bounds reading a live fleet; give --gateway URL too")
+	}
 	bundle := inputString(c, "fleet")
 	if bundle != "" {
 		for _, f := range separateFlags {
@@ -160,11 +167,12 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 		return nil, badInput("no inputs: give --fleet FILE, or --config FILE and the other input flags")
 	}
 	src := fleet.Sources{
-		Config:      inputString(c, "config"),
-		ProfilesDir: inputString(c, "profiles"),
-		Policy:      inputString(c, "policy"),
-		Metrics:     inputString(c, "metrics"),
-		Cluster:     c.String("cluster"),
+		Config:        inputString(c, "config"),
+		ProfilesDir:   inputString(c, "profiles"),
+		Policy:        inputString(c, "policy"),
+		Metrics:       inputString(c, "metrics"),
+		DemandHistory: c.String("demand-history"),
+		Cluster:       c.String("cluster"),
 	}
 	var err error
 	if src.Benchmarks, err = expandGlobs("benchmarks", c.StringSlice("benchmarks"), false); err != nil {
@@ -242,7 +250,52 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 		return nil, nil, inputErr(err)
 	}
 	cat.Notes = append(cat.Notes, liveNotes(c)...)
+	if err := warnLLooMVersion(c, in); err != nil {
+		return nil, nil, err
+	}
 	return in, cat, nil
+}
+
+// lloomRelease is the LLooM release to check the config against: the
+// --lloom-version flag, else what the gateway reports; ok is false when
+// neither says.
+func lloomRelease(c *cli.Context) (r lloom.Release, ok bool, err error) {
+	v := c.String("lloom-version")
+	if v == "" {
+		if fl := liveFleet(c); fl != nil {
+			v = fl.LLooMVersion()
+		}
+	}
+	if v == "" {
+		return r, false, nil
+	}
+	r, err = lloom.ParseRelease(v)
+	if err != nil {
+		return r, false, badInput("--lloom-version: %v", err)
+	}
+	return r, true, nil
+}
+
+// warnLLooMVersion prints, for validate and plan, what the config holds
+// that the LLooM release reading it refuses or ignores: poolsolve reads
+// both alias forms, LLooM 0.2.3 only the legacy one.
+func warnLLooMVersion(c *cli.Context, in *fleet.Inputs) error {
+	r, ok, err := lloomRelease(c)
+	if err != nil || !ok {
+		return err
+	}
+	if name := c.Command.Name; name != "plan" && name != "validate" {
+		return nil
+	}
+	ws, err := lloom.VersionWarnings(in.ConfigRaw, r)
+	if err != nil {
+		return errorf("check the config against LLooM %s: %v", r, err)
+	}
+	file := in.Sources["config"].String()
+	for _, w := range ws {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", file, w)
+	}
+	return nil
 }
 
 func checkFormat(f string) error {

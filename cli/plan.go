@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -58,7 +60,14 @@ Examples:
    poolsolve plan --fleet examples/spark-fleet.json --solver greedy --time-limit 2s
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-03 --changes-only
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-02 --format svg -o plan.svg
-   POOLSOLVE_FLEET=examples/spark-fleet.json poolsolve plan --verbose --color always`
+   POOLSOLVE_FLEET=examples/spark-fleet.json poolsolve plan --verbose --color always
+   LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json --emit-profile planned -o profiles/planned.json
+
+--emit-profile NAME writes the plan as a LLooM fleet profile instead: its
+routes and residency in the shape of profiles/NAME.json, which LLooM applies
+with its own profile switch (docs/gateway.md, "Applying a plan"). Stops,
+moves, installs and manual actions a profile cannot carry are listed on
+stderr; the exit code is the plan's.`
 
 func planCommand() *cli.Command {
 	return &cli.Command{
@@ -75,6 +84,7 @@ func planCommand() *cli.Command {
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (atomically) instead of stdout", TakesFile: true},
+			&cli.StringFlag{Name: "emit-profile", Usage: "write the plan's routes and residency as LLooM fleet profile `NAME` (profiles/NAME.json, LLooM's own shape) instead of the plan; what a profile cannot say goes to stderr"},
 		),
 		OnUsageError: usageError,
 		Action:       runPlan,
@@ -96,6 +106,13 @@ func runPlan(c *cli.Context) error {
 	textOpts, err := textOptions(c)
 	if err != nil {
 		return err
+	}
+	emit := c.String("emit-profile")
+	if c.IsSet("emit-profile") && !lloom.ValidProfileName(emit) {
+		return badInput("--emit-profile %q: expected a LLooM profile name (letters, digits, '.', '_', '-'; at most 64, starting with a letter or digit)", emit)
+	}
+	if emit != "" && c.IsSet("format") {
+		return badInput("--emit-profile writes a fleet profile, not the plan; drop --format")
 	}
 	in, cat, err := buildCatalog(c, nil)
 	if err != nil {
@@ -120,7 +137,14 @@ func runPlan(c *cli.Context) error {
 	}
 	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes})
 	var buf bytes.Buffer
+	if emit != "" {
+		format = "profile"
+		if err := emitProfile(c, &buf, p, cat.Pool, emit); err != nil {
+			return err
+		}
+	}
 	switch format {
+	case "profile":
 	case "json":
 		err = plan.WriteJSON(&buf, p)
 	case "svg":
@@ -182,6 +206,31 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options
 // renderReserve is the part of a time limit kept for building, rendering
 // and writing the plan after the solve.
 func renderReserve(limit time.Duration) time.Duration { return min(limit/50, 100*time.Millisecond) }
+
+// emitProfile renders the plan as fleet profile name into buf, and says on
+// stderr what the profile cannot carry and whether the LLooM release can
+// apply it at all.
+func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Pool, name string) error {
+	prof, notes, err := plan.Profile(p, pool, name)
+	if err != nil {
+		return &exitError{ExitInfeasible, err}
+	}
+	data, err := prof.Marshal()
+	if err != nil {
+		return errorf("render the profile: %v", err)
+	}
+	buf.Write(data)
+	if out := c.String("output"); out != "" && filepath.Base(out) != name+".json" {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM finds a fleet profile by its file name: save it as profiles/%s.json next to its config.json\n", name)
+	}
+	if r, ok, _ := lloomRelease(c); ok && !lloom.ProfilesSupported(r) {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it cannot apply this one; a newer LLooM can\n", r)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)
+	}
+	return nil
+}
 
 func fleetName(c *cli.Context) string {
 	if f := inputString(c, "fleet"); f != "" {

@@ -57,6 +57,10 @@ type planDoc struct {
 		Kind    string `json:"kind"`
 		Subject string `json:"subject"`
 	} `json:"changes"`
+	Unknown []struct {
+		Variant string `json:"variant"`
+		Status  string `json:"status"`
+	} `json:"unknown"`
 }
 
 func planJSON(t *testing.T, args ...string) (int, planDoc, string) {
@@ -140,13 +144,15 @@ func TestThePairCordonedMovesCognitionToThe27BAlwaysResident(t *testing.T) {
 		t.Fatalf("exit %d, want %d (changes)", code, ExitChanges)
 	}
 	doc.allOptimal(t)
-	checkStandalone(t, doc)
+	checkStandalone(t, doc, "manual-stop")
 	_, text, _ := run(t, append([]string{"plan", "--quiet"}, args...)...)
 	golden(t, "plan-spark-pair-cordoned.txt", text)
 }
 
-// checkStandalone asserts the plan the standalone profile describes.
-func checkStandalone(t *testing.T, doc planDoc) {
+// checkStandalone asserts the plan the standalone profile describes; pair
+// is what becomes of the unmanaged pair: a manual stop when its nodes are
+// cordoned, nothing ("") when they could not be asked.
+func checkStandalone(t *testing.T, doc planDoc, pair string) {
 	t.Helper()
 	for _, src := range []string{"q38fn", "enntity-presence"} {
 		if m, r := doc.route(src); m != "qwen38-27b-nvfp4" || r != "standalone" {
@@ -160,8 +166,8 @@ func checkStandalone(t *testing.T, doc planDoc) {
 	for _, c := range doc.Changes {
 		kinds[c.Subject] = c.Kind
 	}
-	if kinds["sparkqwen-pair"] != "manual-stop" {
-		t.Errorf("the unmanaged pair gets %q, want manual-stop; changes %+v", kinds["sparkqwen-pair"], doc.Changes)
+	if kinds["sparkqwen-pair"] != pair {
+		t.Errorf("the unmanaged pair gets %q, want %q; changes %+v", kinds["sparkqwen-pair"], pair, doc.Changes)
 	}
 	// 12+6+10 always plus the 27B's 40 leave 43.6 of 111.6 GiB: the 70 GiB
 	// image lane fits neither resident nor on demand, so it stops.
@@ -195,7 +201,12 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 	if code != ExitChanges {
 		t.Fatalf("exit %d, want %d", code, ExitChanges)
 	}
-	checkStandalone(t, doc)
+	// Whether the pair still runs is unknown: no stop is asked for, and
+	// the plan says so.
+	checkStandalone(t, doc, "")
+	if len(doc.Unknown) != 1 || doc.Unknown[0].Variant != "sparkqwen-pair" || doc.Unknown[0].Status != "unknown (node unreachable)" {
+		t.Errorf("unknown lanes = %+v, want the pair as unknown (node unreachable)", doc.Unknown)
+	}
 	for _, n := range doc.Nodes {
 		if n.ID != "spark-node-03" && !strings.HasPrefix(n.Unavailable, "unreachable: connect timeout") {
 			t.Errorf("%s unavailable = %q", n.ID, n.Unavailable)

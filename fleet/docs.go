@@ -174,6 +174,8 @@ func (in *Inputs) addNodePart(node, part string, v any, raw json.RawMessage, src
 		n.Inventory, r.inventory = v.(*inventory.Inventory), raw
 	case "status":
 		n.Status, r.status = v.(*lloom.NodeStatus), raw
+	case "metrics":
+		n.Metrics, r.metrics = v.(*lloom.Metrics), raw
 	}
 	in.Nodes[node], in.raw.nodes[node] = n, r
 	in.setSource(key, src)

@@ -291,8 +291,14 @@ type CurrentLane struct {
 	Variant   string    `json:"variant"`
 	Nodes     []string  `json:"nodes"`
 	Residency Residency `json:"residency"`
-	Status    string    `json:"status,omitempty"`
+	// Status is the node status row's, or LaneUnknown.
+	Status string `json:"status,omitempty"`
 }
+
+// LaneUnknown is the status of a lane on a node that could not be asked:
+// whether it runs is not known, so a plan neither stops it nor asks the
+// operator to.
+const LaneUnknown = "unknown (node unreachable)"
 
 // CurrentRoute is an alias's route now: the model it serves first.
 type CurrentRoute struct {

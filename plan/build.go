@@ -57,6 +57,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	pl.Nodes = b.nodes()
 	pl.Routes = b.routes()
 	pl.Changes = b.diff()
+	pl.Unknown = b.unknown
 	pl.Summary = summarize(pl.Changes)
 	pl.Notes = append(pl.Notes, b.notes...)
 	return pl
@@ -92,6 +93,8 @@ type builder struct {
 	avail map[string]bool
 	expl  map[string][]solver.Explanation
 	notes []string
+	// unknown are current lanes on nodes that could not be asked.
+	unknown []UnknownLane
 }
 
 func newBuilder(p *model.Pool, res *solver.Result) *builder {
@@ -333,6 +336,9 @@ func (b *builder) routes() []Route {
 		}
 		seen[s.name] = true
 		r := Route{Source: s.name, Demand: finite(s.demand)}
+		if s.alias != nil {
+			r.DemandSource = scrub(s.alias.DemandSource)
+		}
 		if s.alias != nil && s.alias.SLO != nil {
 			r.SLO = &SLO{FirstTokenMs: Ms(s.alias.SLO.FirstTokenMs), TotalMs: Ms(s.alias.SLO.TotalMs)}
 		}

@@ -43,7 +43,10 @@ type Plan struct {
 	Changes      []Change         `json:"changes"`
 	Summary      Summary          `json:"summary"`
 	Explanations []Explanation    `json:"explanations,omitempty"`
-	Notes        []string         `json:"notes,omitempty"`
+	// Unknown are lanes configured on a node that could not be asked:
+	// whether they run is unknown, so no change stops them.
+	Unknown []UnknownLane `json:"unknown,omitempty"`
+	Notes   []string      `json:"notes,omitempty"`
 }
 
 // HasChanges reports whether the plan changes anything that runs now. An
@@ -107,6 +110,10 @@ type Route struct {
 	// own id.
 	Source string  `json:"source"`
 	Demand float64 `json:"demand"`
+	// DemandSource says how an alias's demand was counted: requested,
+	// split:recent, split:history or split:even, or per way with its
+	// requests when gateways differ; the plan's notes say it in words.
+	DemandSource string `json:"demandSource,omitempty"`
 	// Model is the served model, empty when the source is uncovered.
 	Model    string `json:"model,omitempty"`
 	External bool   `json:"external,omitempty"`
@@ -194,6 +201,15 @@ type Change struct {
 
 // Manual reports whether the operator must make the change by hand.
 func (c Change) Manual() bool { return c.Kind == ManualStop || c.Kind == ManualStart }
+
+// UnknownLane is a lane the plan does not keep, on a node that could not
+// be asked; Status is model.LaneUnknown.
+type UnknownLane struct {
+	Variant  string            `json:"variant"`
+	LaneKind model.VariantKind `json:"laneKind,omitempty"`
+	Nodes    []string          `json:"nodes"`
+	Status   string            `json:"status"`
+}
 
 // Summary counts the changes by what they ask for.
 type Summary struct {

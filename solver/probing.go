@@ -71,15 +71,7 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		}
 		w := &p.rows[ri]
 		for _, sign := range signsOf(w.op) {
-			var minact int64
-			for k, c := range w.idx {
-				a := sign * w.val[k]
-				if a > 0 {
-					minact += a * p.lo[c]
-				} else {
-					minact += a * p.hi[c]
-				}
-			}
+			minact := p.activity(w, sign, false)
 			b := sign * w.rhs
 			if minact > b {
 				p.queue = p.queue[:0]
@@ -107,22 +99,28 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		for _, ri := range p.visited {
 			w := &p.rows[ri]
 			for _, sign := range signsOf(w.op) {
-				var maxact int64
-				for k, c := range w.idx {
-					a := sign * w.val[k]
-					if a > 0 {
-						maxact += a * p.hi[c]
-					} else {
-						maxact += a * p.lo[c]
-					}
-				}
-				if maxact < sign*w.rhs {
+				if maxact := p.activity(w, sign, true); maxact < sign*w.rhs {
 					strengthen(ri, sign, maxact)
 				}
 			}
 		}
 	}
 	return cols, vals, true
+}
+
+// activity is the least (or, with most, the largest) value of sign·a·x
+// over the box.
+func (p *prober) activity(w *irow, sign int64, most bool) int64 {
+	var act int64
+	for k, c := range w.idx {
+		a := sign * w.val[k]
+		if (a > 0) == most {
+			act += a * p.hi[c]
+		} else {
+			act += a * p.lo[c]
+		}
+	}
+	return act
 }
 
 func signsOf(op encode.Op) []int64 {
@@ -164,9 +162,10 @@ func (p *prober) undo() {
 	p.queue = p.queue[:0]
 }
 
-// probingCuts probes the fractional columns of xs and returns the
-// implication cuts xs violates, most violated first, at most max.
-func probingCuts(p *prober, xs []float64, max int) []irow {
+// probingCuts probes the fractional columns of xs (every free column
+// when all is set, for the fixings) and returns the cuts xs violates,
+// fixings first, then the most violated, at most max.
+func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
 	type cut struct {
 		w   irow
 		vio float64
@@ -181,7 +180,7 @@ func probingCuts(p *prober, xs []float64, max int) []irow {
 		}
 	}
 	for j, v := range xs {
-		if p.lo[j] == p.hi[j] {
+		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
 			continue
 		}
 		var res [2]struct {

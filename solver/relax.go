@@ -367,9 +367,15 @@ func coverCut(w irow, xs []float64) (irow, float64, bool) {
 	for k := range order {
 		order[k] = k
 	}
-	sort.SliceStable(order, func(p, q int) bool {
-		kp, kq := order[p], order[q]
-		return (1-zs[kp])*float64(a[kq]) < (1-zs[kq])*float64(a[kp])
+	slices.SortStableFunc(order, func(kp, kq int) int {
+		l, r := (1-zs[kp])*float64(a[kq]), (1-zs[kq])*float64(a[kp])
+		switch {
+		case l < r:
+			return -1
+		case l > r:
+			return 1
+		}
+		return 0
 	})
 	var sum int64
 	var in []int
@@ -385,7 +391,15 @@ func coverCut(w irow, xs []float64) (irow, float64, bool) {
 	}
 	// Minimal: drop the items with the largest z* ... first the ones
 	// that still leave a cover, lightest z* gain first.
-	sort.SliceStable(in, func(p, q int) bool { return zs[in[p]] < zs[in[q]] })
+	slices.SortStableFunc(in, func(p, q int) int {
+		switch {
+		case zs[p] < zs[q]:
+			return -1
+		case zs[p] > zs[q]:
+			return 1
+		}
+		return 0
+	})
 	var cover []int
 	for idx, k := range in {
 		if sum-a[k] > b {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -456,11 +455,4 @@ func mergeLevels(parts [][4]Level) [4]Level {
 		out[i] = l
 	}
 	return out
-}
-
-// sortedLabels returns the labels in a stable order.
-func sortedLabels(ls []string) []string {
-	out := slices.Clone(ls)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

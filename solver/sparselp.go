@@ -49,6 +49,7 @@ type cutLoop struct {
 	complete bool
 	prober   *prober
 	start    time.Time // for traces
+	rounds   int       // separation rounds so far
 }
 
 func newCutLoop(r *relaxation) (*cutLoop, bool) {
@@ -141,7 +142,8 @@ func (cl *cutLoop) round() bool {
 		lo, hi = cl.prober.baseLo, cl.prober.baseHi
 	}
 	cl.prober = newProber(prows, lo, hi)
-	pc := probingCuts(cl.prober, xs, sparseProbingPerRound)
+	pc := probingCuts(cl.prober, xs, true, sparseProbingPerRound)
+	cl.rounds++
 	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound)
 	cv := cl.r.separate(xs, sparseCoversPerRound)
 	cs := append(append(cv, pc...), gm...)

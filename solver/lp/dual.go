@@ -199,13 +199,19 @@ func (s *State) AddRows(rows []Row) error {
 		s.alpha = append(s.alpha, 0)
 		s.m++
 	}
+	s.resized()
+	return nil
+}
+
+// resized follows a change of the rows: the column copy of A, the
+// scratch vectors and the factorisation are made anew.
+func (s *State) resized() {
 	s.buildColumns()
 	s.rho = make([]float64, s.m)
 	s.col = make([]float64, s.m)
 	s.tau = make([]float64, s.m)
 	s.flipv = make([]float64, s.m)
 	s.dirty = true
-	return nil
 }
 
 // buildColumns rebuilds the column-wise copy of A.
@@ -396,10 +402,13 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		r := s.chooseRow()
 		if r < 0 {
-			if confirmed || s.inv.updates() == 0 {
+			if confirmed || s.iters == start {
 				return Optimal
 			}
-			s.dirty, confirmed = true, true
+			// Confirm on values recomputed from the factors, free of the
+			// drift of the updates.
+			s.recompute()
+			confirmed = true
 			continue
 		}
 		confirmed = false
@@ -803,12 +812,7 @@ func (s *State) RemoveRows(drop func(i int) bool) error {
 	s.head, s.w, s.pos = head, w, pos
 	s.m = m2
 	s.alpha = make([]float64, n+m2)
-	s.buildColumns()
-	s.rho = make([]float64, s.m)
-	s.col = make([]float64, s.m)
-	s.tau = make([]float64, s.m)
-	s.flipv = make([]float64, s.m)
-	s.dirty = true
+	s.resized()
 	return nil
 }
 

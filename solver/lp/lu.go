@@ -29,6 +29,10 @@ type lu struct {
 	ucIdx   []int
 	ucVal   []float64
 	kOfPos  []int
+	// withL lists the pivots whose L eta is not empty (the logicals'
+	// are), ucRow the row of each U column entry's pivot.
+	withL []int
+	ucRow []int
 	// singular lists the basis positions that found no acceptable pivot
 	// and the rows left over for them: the caller puts the rows'
 	// logicals there.
@@ -347,13 +351,20 @@ func (f *lu) finish() {
 	}
 	f.ucStart = cnt
 	f.ucIdx = make([]int, len(f.uIdx))
+	f.ucRow = make([]int, len(f.uIdx))
 	f.ucVal = make([]float64, len(f.uIdx))
+	for k := 0; k < K; k++ {
+		if f.lStart[k+1] > f.lStart[k] {
+			f.withL = append(f.withL, k)
+		}
+	}
 	fill := make([]int, f.m)
 	copy(fill, cnt[:f.m])
 	for k := 0; k < K; k++ {
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
 			j := f.uIdx[t]
 			f.ucIdx[fill[j]] = k
+			f.ucRow[fill[j]] = f.prow[k]
 			f.ucVal[fill[j]] = f.uVal[t]
 			fill[j]++
 		}
@@ -367,7 +378,7 @@ func (f *lu) nonzeros() int { return len(f.lIdx) + len(f.uIdx) + len(f.prow) }
 // basis positions on return (scratch of length m is used).
 func (f *lu) ftran(w, scratch []float64) {
 	K := len(f.prow)
-	for k := 0; k < K; k++ {
+	for _, k := range f.withL {
 		v := w[f.prow[k]]
 		if v == 0 {
 			continue
@@ -389,7 +400,7 @@ func (f *lu) ftran(w, scratch []float64) {
 		v /= f.diag[k]
 		x[p] = v
 		for t := f.ucStart[p]; t < f.ucStart[p+1]; t++ {
-			w[f.prow[f.ucIdx[t]]] -= f.ucVal[t] * v
+			w[f.ucRow[t]] -= f.ucVal[t] * v
 		}
 	}
 	copy(w, x)
@@ -414,7 +425,8 @@ func (f *lu) btran(w, scratch []float64) {
 			w[f.uIdx[t]] -= f.uVal[t] * v
 		}
 	}
-	for k := K - 1; k >= 0; k-- {
+	for q := len(f.withL) - 1; q >= 0; q-- {
+		k := f.withL[q]
 		var s float64
 		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
 			s += f.lVal[t] * z[f.lIdx[t]]
