@@ -31,8 +31,8 @@ const (
 	// seedTry caps the Try that seeds gini's phases with the warm plan:
 	// on 96x400 it runs past 2 s, and the levels then search well
 	// without the seeding.
-	seedTry = 250 * time.Millisecond
-	firstTry   = 50 * time.Millisecond
+	seedTry  = 250 * time.Millisecond
+	firstTry = 50 * time.Millisecond
 )
 
 // levelShare is each level's share of the time left when it starts
