@@ -206,7 +206,6 @@ func ModelRoot(path string, freeGb float64) NodeOpt {
 	}
 }
 
-
 // Link joins two nodes directly (order does not matter).
 func Link(a, b string) Part {
 	if b < a {
