@@ -55,6 +55,10 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 	b.buildVariants()
 	b.linkRunningLanes()
 	b.finishLinks()
+	if opts.ConsiderInstalls {
+		// Recipes go on linked sets, so after every link is known.
+		b.addRecipeVariants()
+	}
 	b.buildModels()
 	b.buildAliases()
 	b.buildDemand()

@@ -65,9 +65,6 @@ func (b *builder) buildVariants() {
 	}
 	b.addPoolVariants()
 	b.addFederatedVariants()
-	if b.opts.ConsiderInstalls {
-		b.addRecipeVariants()
-	}
 }
 
 // poolBlock returns the first pool block among models (sorted), if any.

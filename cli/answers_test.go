@@ -5,35 +5,6 @@ import (
 	"testing"
 )
 
-// Every example in the help of resilience and explain runs as written: a
-// script in testdata/bench holds it with what it must print.
-func TestEveryResilienceAndExplainExampleIsAScript(t *testing.T) {
-	scripts := map[string]bool{}
-	for _, s := range readBenchScripts(t) {
-		scripts[strings.Join(s.args, " ")] = true
-	}
-	for cmd, help := range map[string]string{"resilience": resilienceHelp, "explain": explainHelp} {
-		_, examples, ok := strings.Cut(help, "Examples:")
-		if !ok {
-			t.Fatalf("%s --help has no examples", cmd)
-		}
-		n := 0
-		for _, l := range strings.Split(examples, "\n") {
-			ex, ok := strings.CutPrefix(strings.TrimSpace(l), "poolsolve ")
-			if !ok {
-				continue
-			}
-			n++
-			if !scripts[strings.Join(scriptWords(ex), " ")] {
-				t.Errorf("the %s help example %q has no script in testdata/bench that runs it as written", cmd, l)
-			}
-		}
-		if n == 0 {
-			t.Errorf("%s --help shows no example", cmd)
-		}
-	}
-}
-
 func TestResilienceAndExplainRefuseBadInputWithExitTwo(t *testing.T) {
 	tests := []struct {
 		name string

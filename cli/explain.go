@@ -50,13 +50,15 @@ func explainCommand() *cli.Command {
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "node", Usage: "explain why the runtime named is or is not on `NODE`"},
 			formatFlag(),
-			&cli.DurationFlag{Name: "time-limit", Usage: "bound the plan's solve by `DURATION` (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
-			&cli.DurationFlag{Name: "explain-limit", Value: answer.DefaultExplainLimit, Usage: "bound the weighing of every option by `DURATION`", Category: "Solver"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
+			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "bound the plan's solve by `DURATION`", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.DurationFlag{Name: "explain-limit", Value: answer.DefaultExplainLimit, EnvVars: envVars("explain-limit"), Usage: "bound the weighing of every option by `DURATION`", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the answer to `FILE` (atomically) instead of stdout", TakesFile: true},
 		),
 		OnUsageError: usageError,
-		Action:       runExplain,
+		// The question is an argument: not the other commands' refusal.
+		Before: func(*cli.Context) error { return nil },
+		Action: runExplain,
 	}
 }
 

@@ -25,11 +25,11 @@ var liveReplaces = []string{"fleet", "status", "cluster", "metrics", "machine-pr
 // other local files (policy, profiles, benchmarks, recipes, inventories).
 func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	for _, f := range liveReplaces {
-		if c.IsSet(f) {
-			return nil, badInput("--gateway reads node status and metrics from the gateway; do not also give --%s", f)
+		if given(c, f) {
+			return nil, badInput("%s reads node status and metrics from the gateway; do not also give %s", flagLabel(c, "gateway"), flagLabel(c, f))
 		}
 	}
-	if !c.IsSet("config") {
+	if !given(c, "config") {
 		return nil, badInput("--gateway needs --config FILE: a gateway does not serve its config")
 	}
 	if c.Duration("gateway-timeout") <= 0 {
@@ -37,13 +37,17 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	}
 	src := fleet.Sources{
 		DemandHistory: c.String("demand-history"),
-		Config:        c.String("config"),
-		ProfilesDir:   c.String("profiles"),
-		Policy:        c.String("policy"),
-		Benchmarks:    c.StringSlice("benchmarks"),
-		Recipes:       c.StringSlice("recipes"),
+		Config:        inputString(c, "config"),
+		ProfilesDir:   inputString(c, "profiles"),
+		Policy:        inputString(c, "policy"),
 	}
 	var err error
+	if src.Benchmarks, err = expandGlobs("benchmarks", c.StringSlice("benchmarks"), false); err != nil {
+		return nil, err
+	}
+	if src.Recipes, err = expandGlobs("recipes", c.StringSlice("recipes"), false); err != nil {
+		return nil, err
+	}
 	if src.Inventory, src.InventoryFiles, err = nodeFiles("inventory", c.StringSlice("inventory"), true); err != nil {
 		return nil, err
 	}
@@ -53,14 +57,15 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	}
 	// Messages name the gateway by the URL the operator gave, unless it
 	// carries what the fetch refuses: credentials or a query.
-	if u, err := url.Parse(c.String("gateway")); err == nil && u.User == nil && u.RawQuery == "" && u.Fragment == "" {
-		keepInMessages(c, c.String("gateway"))
+	gw := inputString(c, "gateway")
+	if u, err := url.Parse(gw); err == nil && u.User == nil && u.RawQuery == "" && u.Fragment == "" {
+		keepInMessages(c, gw)
 	}
 	key, err := apiKey(c.String("api-key-env"), base.Config)
 	if err != nil {
 		return nil, err
 	}
-	opts := gateway.Options{URL: c.String("gateway"), APIKey: key, Config: base.Config}
+	opts := gateway.Options{URL: gw, APIKey: key, Config: base.Config}
 	if base.Policy != nil {
 		opts.MetricsPeriod = base.Policy.Demand.Period
 	}

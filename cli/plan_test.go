@@ -215,7 +215,7 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 }
 
 func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
-	dir := "../fleet/testdata/spark-fleet/"
+	dir := "../examples/spark-fleet/"
 	args := []string{"--config", dir + "config.json", "--profiles", dir + "profiles", "--policy", dir + "pool.toml",
 		"--metrics", dir + "metrics.json", "--benchmarks", dir + "benchmarks/gb10-qwen38-27b-nvfp4-vllm.json",
 		"--recipes", dir + "recipes/linux-nvidia-gb10-qwen38-27b-nvfp4-vllm.json"}
@@ -296,31 +296,6 @@ func BenchmarkPlan(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-func TestTheSVGExampleInThePlanHelpIsAScript(t *testing.T) {
-	scripts := map[string]bool{}
-	for _, s := range readBenchScripts(t) {
-		scripts[strings.Join(s.args, " ")] = true
-	}
-	_, examples, ok := strings.Cut(planHelp, "Examples:")
-	if !ok {
-		t.Fatal("the help has no examples")
-	}
-	found := false
-	for _, l := range strings.Split(examples, "\n") {
-		cmd, ok := strings.CutPrefix(strings.TrimSpace(l), "poolsolve ")
-		if !ok || !strings.Contains(cmd, "--format svg") {
-			continue
-		}
-		found = true
-		if !scripts[cmd] {
-			t.Errorf("the help example %q has no script in testdata/bench that runs it as written", l)
-		}
-	}
-	if !found {
-		t.Error("the help shows no --format svg example")
 	}
 }
 

@@ -16,7 +16,7 @@ import (
 // profiles folder copied to dir so a test can add to it.
 func sparkFiles(t *testing.T, dir string) []string {
 	t.Helper()
-	src := "../fleet/testdata/spark-fleet/"
+	src := "../examples/spark-fleet/"
 	profiles := filepath.Join(dir, "profiles")
 	if err := os.MkdirAll(profiles, 0o755); err != nil {
 		t.Fatal(err)

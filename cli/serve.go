@@ -48,11 +48,11 @@ Exit codes:
    4  the address cannot be listened on, or the server failed
 
 Examples:
-   LLOOM_CLUSTER_KEY=... poolsolve serve --config config.json
-   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 10.100.192.2:8101 --config config.json --model-root /srv/models
-   LLOOM_CLUSTER_KEY=... poolsolve serve --config config.json --lloom http://127.0.0.1:8100
+   LLOOM_CLUSTER_KEY=... poolsolve serve --config examples/spark-fleet/config.json
+   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 0.0.0.0:8101 --config examples/spark-fleet/config.json --model-root /srv/models
+   LLOOM_CLUSTER_KEY=... poolsolve serve --config examples/spark-fleet/config.json --lloom http://127.0.0.1:8100
    poolsolve serve --insecure-no-auth --node-id mac-studio
-   poolsolve plan --gateway http://127.0.0.1:8101 --config config.json`
+   LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8101 --config examples/spark-fleet/config.json`
 
 // DefaultListen is where serve listens without --listen.
 const DefaultListen = "127.0.0.1:8101"
@@ -70,9 +70,9 @@ func serveCommand() *cli.Command {
 		Description: serveHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: DefaultListen, Usage: "listen on `ADDR` (host:port)"},
-			&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
+			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
 			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
-			&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
+			&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
 			&cli.BoolFlag{Name: "insecure-no-auth", Usage: "serve without a key; allowed on a loopback address only"},
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
 			&cli.DurationFlag{Name: "node-timeout", Value: agent.DefaultNodeTimeout, Usage: "give up on another node's answer after `DURATION`"},

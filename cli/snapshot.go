@@ -34,8 +34,8 @@ Exit codes:
    4  the gateway answered nothing usable, or the file could not be written
 
 Examples:
-   poolsolve snapshot --gateway http://127.0.0.1:8100 --config config.json -o fleet.json
-   LLOOM_CLUSTER_KEY=... poolsolve snapshot --gateway http://spark-node-01:8100 --config config.json --api-key-env LLOOM_CLUSTER_KEY --policy pool.toml -o fleet.json
+   poolsolve snapshot --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json -o fleet.json
+   LLOOM_CLUSTER_KEY=... poolsolve snapshot --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json --api-key-env LLOOM_CLUSTER_KEY --policy examples/spark-fleet/pool.toml -o fleet.json
    poolsolve plan --fleet fleet.json`
 
 func snapshotCommand() *cli.Command {

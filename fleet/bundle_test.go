@@ -220,7 +220,7 @@ func TestRedactedBundleKeepsNoURLOrKeyButStillLoads(t *testing.T) {
 	}
 }
 
-const splitDir = "testdata/spark-fleet"
+const splitDir = "../examples/spark-fleet"
 
 // splitSources is how the spark fleet's separate files are named.
 func splitSources(dir string) Sources {
@@ -244,7 +244,7 @@ func splitSources(dir string) Sources {
 	return src
 }
 
-// TestSplitFilesAreTheBundleSplit rewrites testdata/spark-fleet from the
+// TestSplitFilesAreTheBundleSplit rewrites examples/spark-fleet from the
 // example bundle when UPDATE_GOLDEN is set (pool.toml is written by hand),
 // and otherwise checks that the files are still the bundle's documents.
 func TestSplitFilesAreTheBundleSplit(t *testing.T) {
@@ -343,7 +343,7 @@ func TestLoadRefusesAReportGivenTwice(t *testing.T) {
 	src := splitSources(splitDir)
 	src.StatusFiles = []string{src.Status["spark-node-02"]}
 	_, err := Load(src)
-	if err == nil || !strings.Contains(err.Error(), `a second status for node "spark-node-02" (the first came from testdata/spark-fleet/nodes/spark-node-02.status.json)`) {
+	if err == nil || !strings.Contains(err.Error(), `a second status for node "spark-node-02" (the first came from ../examples/spark-fleet/nodes/spark-node-02.status.json)`) {
 		t.Errorf("Load = %v, want the second status refused", err)
 	}
 }

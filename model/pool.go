@@ -1,6 +1,9 @@
 package model
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Residency says how a placed lane holds its memory.
 type Residency string
@@ -430,4 +433,17 @@ func (ix *PoolIndex) MissingLinks(nodes []string) []string {
 		}
 	}
 	return out
+}
+
+// EveryNodeAvailable is a shallow copy of p whose nodes are all available
+// (none cordoned or unreachable): what a placement would need if a cordon
+// were lifted, so that a cordon can be named as the only thing in a lane's
+// way.
+func (p *Pool) EveryNodeAvailable() *Pool {
+	q := *p
+	q.Nodes = slices.Clone(p.Nodes)
+	for i := range q.Nodes {
+		q.Nodes[i].Unavailable = ""
+	}
+	return &q
 }

@@ -53,7 +53,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	}
 	obj := res.Objective
 	pl.Objective = &obj
-	pl.Levels = levels(res.Levels)
+	pl.Levels = levels(res.Levels, p.Settings.LatencyUnitMs)
 	pl.Nodes = b.nodes()
 	pl.Routes = b.routes()
 	pl.Changes = b.diff()
@@ -448,12 +448,13 @@ func (b *builder) firstAvailable(members []string) string {
 	return ""
 }
 
-func levels(ls [4]solver.Level) []Level {
+func levels(ls [4]solver.Level, unitMs float64) []Level {
 	out := make([]Level, len(ls))
 	for i, l := range ls {
 		out[i] = Level{
 			Index: l.Index, Name: l.Name, Value: l.Value, Status: string(l.Status),
 			LowerBound: l.LowerBound, BoundSource: l.BoundSource, Gap: roundTo(finite(l.Gap), 1000),
+			Unit: levelUnit(i, unitMs),
 		}
 		if out[i].Index == 0 {
 			out[i].Index = i + 1
@@ -463,6 +464,27 @@ func levels(ls [4]solver.Level) []Level {
 		}
 	}
 	return out
+}
+
+// levelUnit is what the i-th level (0-based) counts, as docs/objective.md
+// defines it; level 4 counts in the pool's latency unit (a non-positive
+// unit counts in milliseconds).
+func levelUnit(i int, unitMs float64) string {
+	switch i {
+	case 0:
+		return "uncovered sources"
+	case 1:
+		return "aliases external first"
+	case 2:
+		return "SLO violations"
+	}
+	if !(unitMs > 0) || math.IsInf(unitMs, 0) {
+		unitMs = 1
+	}
+	if unitMs >= 1000 && math.Mod(unitMs, 1000) == 0 {
+		return fmt.Sprintf("units of %g s", unitMs/1000)
+	}
+	return fmt.Sprintf("units of %g ms", unitMs)
 }
 
 func explanations(es []solver.Explanation) []Explanation {

@@ -163,10 +163,14 @@ type Level struct {
 	Value      int64  `json:"value"`
 	Status     string `json:"status"` // optimal, bounded, heuristic
 	LowerBound int64  `json:"lowerBound"`
-	// BoundSource: sat-unsat, lp, trivial, or empty when nothing bounds
-	// the level.
+	// BoundSource: what proves LowerBound (docs/plan-json.md lists the
+	// sources), empty when nothing bounds the level.
 	BoundSource string  `json:"boundSource,omitempty"`
 	Gap         float64 `json:"gap"`
+	// Unit is what the value counts: "uncovered sources", "aliases
+	// external first", "SLO violations", "units of 1 s" (level 4, in the
+	// pool's latency unit).
+	Unit string `json:"unit,omitempty"`
 }
 
 // Change is one difference between what runs now and the plan. Which
