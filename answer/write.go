@@ -122,7 +122,7 @@ func summaryLine(r *Report) string {
 			harm = append(harm, r.Scenarios[i].Name)
 		}
 	}
-	out := fmt.Sprintf("Resilience: %d of %d %s lose coverage", s.LoseCoverage, s.Scenarios, plural(s.Scenarios, "scenario", "scenarios"))
+	out := fmt.Sprintf("Resilience: %d of %d %s coverage", s.LoseCoverage, s.Scenarios, plural(s.Scenarios, "scenario loses", "scenarios lose"))
 	if len(harm) > 0 {
 		out += " (" + capped(harm) + ")"
 	}
