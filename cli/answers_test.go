@@ -20,8 +20,8 @@ func TestResilienceAndExplainRefuseBadInputWithExitTwo(t *testing.T) {
 		{"an alias the pool lacks", []string{"explain", "nope", "--fleet", spark}, `alias "nope": not in the pool`},
 		{"a runtime the pool lacks", []string{"explain", "nope", "--node", "spark-node-01", "--fleet", spark}, `runtime "nope": not in the pool`},
 		{"a node the pool lacks", []string{"explain", "qwen38-27b-nvfp4", "--node", "spark-node-09", "--fleet", spark}, `node "spark-node-09": not in the pool`},
-		{"no question", []string{"explain", "--fleet", spark}, "explain takes one ALIAS"},
-		{"two questions", []string{"explain", "q38fn", "embeddings", "--fleet", spark}, "got 2 arguments"},
+		{"no question", []string{"explain", "--fleet", spark}, "explain takes one ALIAS, or one RUNTIME with --node NODE; got none"},
+		{"two questions", []string{"explain", "q38fn", "embeddings", "--fleet", spark}, `unexpected argument "embeddings"`},
 		{"an unknown explain format", []string{"explain", "q38fn", "--fleet", spark, "--format", "svg"}, `--format "svg": expected text or json`},
 	}
 	for _, tc := range tests {

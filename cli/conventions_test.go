@@ -60,7 +60,11 @@ func TestEveryCommandTakesHelpAndRefusesStrayWords(t *testing.T) {
 			if cmd.Name == "completion" {
 				return
 			}
-			if code, _, errOut := run(t, cmd.Name, "stray"); code != ExitBadInput || !strings.Contains(errOut, `unexpected argument "stray"`) {
+			words := []string{cmd.Name, "stray"}
+			if cmd.ArgsUsage != "" { // explain's question is an argument; a second is stray
+				words = []string{cmd.Name, "question", "stray"}
+			}
+			if code, _, errOut := run(t, words...); code != ExitBadInput || !strings.Contains(errOut, `unexpected argument "stray"`) {
 				t.Errorf("%s stray: exit %d, stderr %q", cmd.Name, code, errOut)
 			}
 		})

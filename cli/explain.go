@@ -66,8 +66,11 @@ func runExplain(c *cli.Context) error {
 	if err := checkFormat(c.String("format")); err != nil {
 		return err
 	}
-	if c.NArg() != 1 {
-		return badInput("explain takes one ALIAS, or one RUNTIME with --node NODE; got %d arguments", c.NArg())
+	switch {
+	case c.NArg() == 0:
+		return badInput("explain takes one ALIAS, or one RUNTIME with --node NODE; got none")
+	case c.NArg() > 1:
+		return badInput("unexpected argument %q: explain takes one ALIAS, or one RUNTIME with --node NODE (poolsolve explain --help)", c.Args().Get(1))
 	}
 	for _, f := range []string{"time-limit", "explain-limit"} {
 		if c.IsSet(f) && c.Duration(f) <= 0 {

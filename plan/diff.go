@@ -190,8 +190,16 @@ func (b *builder) whyResidency(l *placed, from model.Residency) string {
 }
 
 func (b *builder) whyReroute(a *model.Alias, from, to string) string {
+	// An uncovered alias's explanation is its reason; a covered one's
+	// (why not an earlier member) is in the explanations, and the
+	// re-route reads better as what became of the lane it left.
 	return firstOf(
-		func() string { return b.explain(a.ID) },
+		func() string {
+			if to == "" {
+				return b.explain(a.ID)
+			}
+			return ""
+		},
 		func() string {
 			for _, pin := range b.p.Pins {
 				if pin.Alias == a.ID {
@@ -207,6 +215,7 @@ func (b *builder) whyReroute(a *model.Alias, from, to string) string {
 			return ""
 		},
 		func() string { return b.unavailable(from) },
+		func() string { return b.explain(a.ID) },
 		func() string { return b.better(a, from, to) },
 	)
 }
