@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -81,7 +82,7 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return badInput("--plan: %v", err)
 	}
-	doc, err := eval.ReadPlan(file, data)
+	doc, err := eval.ReadPlan(file, jsonpos.TrimBOM(data))
 	if err != nil {
 		return inputErr(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -23,7 +22,7 @@ var nodeKeys = []string{"profile", "inventory", "status"}
 // `spark-fleet.json:41:23: $.config.runtimes["x"].memoryGb: expected a
 // number, got string "40"`.
 func LoadBundle(path string) (*Inputs, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
