@@ -301,7 +301,7 @@ func (x *exact) level(i int, end time.Time) error {
 	defer func() { pw.stop() }()
 	searchEnd := end
 	giniSearch := true
-	if i == 3 && lb < ub {
+	if i == 3 && lb < ub && x.run.ctx.Err() == nil {
 		lpAsked = true
 		// The workers start on the presolved model at once; the LP,
 		// solved meanwhile, then gives the bound and restarts the
@@ -363,7 +363,7 @@ func (x *exact) level(i int, end time.Time) error {
 		}
 	}
 	b := &bounder{x: x, i: i, delta: 1}
-	if lb < ub && giniSearch {
+	if lb < ub && giniSearch && x.run.ctx.Err() == nil {
 		bl, ok := b.search(ub - 1)
 		x.seed()
 		// A cheap probe at the lower bound: the optimum is often there.
@@ -445,7 +445,7 @@ func (x *exact) level(i int, end time.Time) error {
 			// a few neighbourhood searches, then a longer try.
 			askLP()
 			for range 4 {
-				if !time.Now().Before(searchEnd) || lb >= ub {
+				if !time.Now().Before(searchEnd) || lb >= ub || x.run.ctx.Err() != nil {
 					break
 				}
 				improved, err := x.lns(i, searchEnd, bl)
@@ -503,7 +503,7 @@ func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) e
 	// when its kicks go stale, often well before end. The workers'
 	// answers are taken between rounds: one may prove the level.
 	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
-		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
+		a := localsearch.ImproveContext(x.run.ctx, x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
 		fromWarm := x.fromWarm
 		ok, err := x.accept(a, false)
 		if err != nil {
