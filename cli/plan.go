@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -31,6 +30,10 @@ Exit codes:
    2  bad flags or input files (nothing was written)
    3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons are printed
    4  any other failure
+ 130  interrupted by SIGINT or SIGTERM: during the search the first signal stops it
+      and the best plan found so far is printed, its header saying INTERRUPTED and
+      each level what was proved; a second signal, or one while the inputs are
+      read, exits at once (-o never leaves a partial file)
 
 Examples:
    poolsolve plan --fleet examples/spark-fleet.json
@@ -50,7 +53,7 @@ func planCommand() *cli.Command {
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
+			&cli.DurationFlag{Name: "time-limit", Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
 			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
@@ -73,6 +76,8 @@ func runPlan(c *cli.Context) error {
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
 		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
 	}
+	intr := watchInterrupts(c.App.ErrWriter)
+	defer intr.close()
 	in, cat, err := buildCatalog(c, nil)
 	if err != nil {
 		return err
@@ -82,11 +87,25 @@ func runPlan(c *cli.Context) error {
 	// plan's limit runs from process start: reading the inputs and
 	// building the pool have used part of it, and rendering the plan needs
 	// a little of what is left.
-	opts.TimeLimit = max(opts.TimeLimit-built.Sub(started(c))-renderReserve(opts.TimeLimit), time.Millisecond)
+	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit)
+	opts.TimeLimit = max(left, time.Millisecond)
+	var fallbacks []string
+	if left <= 0 {
+		// Nothing is left to search with: the plan is the greedy start,
+		// and says so. The time it took goes to stderr only, so that the
+		// plan stays the same bytes for the same inputs.
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: the time limit %s from process start is too short for this pool: reading the inputs and building the pool took %s; the plan is the greedy start, not searched\n",
+			limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
+		fallbacks = append(fallbacks, "the time limit ran out while the inputs were read and the pool built: this is the greedy start, not searched")
+	}
 	progress, done := progressWriter(c)
 	opts.Progress = progress
-	res, err := solver.Solve(context.Background(), cat.Pool, opts)
+	res, err := solver.Solve(intr.searchStarts(), cat.Pool, opts)
 	done()
+	interrupted := intr.searchEnds()
+	if errors.Is(err, solver.ErrNoPlan) && interrupted {
+		return &exitError{ExitInterrupted, fmt.Errorf("interrupted before the search found a plan")}
+	}
 	if errors.Is(err, solver.ErrNoPlan) {
 		return errorf("solve: %v: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
 			err, limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
@@ -94,7 +113,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %v", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
 	var buf bytes.Buffer
 	switch format {
 	case "json":
@@ -108,13 +127,15 @@ func runPlan(c *cli.Context) error {
 		return errorf("render plan: %v", err)
 	}
 	if out := c.String("output"); out != "" {
-		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
+		if err := intr.write(func() error { return fleet.WriteFileAtomic(out, buf.Bytes()) }); err != nil {
 			return errorf("write %s: %v", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
 		return errorf("write plan: %v", err)
 	}
 	switch {
+	case intr.signalled():
+		return &exitError{ExitInterrupted, errSilent}
 	case res.Infeasible:
 		return &exitError{ExitInfeasible, fmt.Errorf("no plan satisfies the hard constraints (see the reasons above)")}
 	case p.HasChanges():
@@ -169,10 +190,10 @@ func fleetName(c *cli.Context) string {
 // progressWriter reports long solves on stderr, when stderr is a terminal
 // and --quiet is not set. The solver calls it at most a few times a second.
 func progressWriter(c *cli.Context) (report func(solver.Progress), done func()) {
-	if c.Bool("quiet") || !isTerminal(c.App.ErrWriter) {
+	w := rawStderr(c) // numbers and level names only; it redraws itself
+	if c.Bool("quiet") || !isTerminal(w) {
 		return nil, func() {}
 	}
-	w := c.App.ErrWriter
 	var last time.Time
 	printed := false
 	done = func() {
