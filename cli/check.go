@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -124,6 +125,7 @@ func runCheck(c *cli.Context) error {
 }
 
 func writeCheckText(w io.Writer, r checkResult) {
+	r = printable.Copy(r)
 	switch {
 	case len(r.Violations) > 0:
 		fmt.Fprintf(w, "%s: INVALID, %d hard constraint(s) broken\n", r.Plan, len(r.Violations))

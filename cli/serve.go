@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"github.com/poolsolve/poolsolve/lloom"
-
 	"context"
 	"crypto/rand"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -16,7 +13,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/agent"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/inventory"
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 const serveHelp = `Runs a small node agent that answers the two read-only routes of a LLooM
@@ -145,11 +144,7 @@ func runServe(c *cli.Context) error {
 		return errorf("listen on %s: %v", addr, err)
 	}
 	// Not redacted: the listen address is the operator's, and tools read it.
-	raw, ok := c.App.Metadata[rawStderrKey].(io.Writer)
-	if !ok {
-		raw = c.App.ErrWriter
-	}
-	fmt.Fprintf(raw, "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", lloom.RedactText(self), ln.Addr(), auth)
+	fmt.Fprintf(rawStderr(c), "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", printable.String(lloom.RedactText(self)), ln.Addr(), auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
 		return errorf("serve: %v", err)
 	}
