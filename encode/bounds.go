@@ -16,13 +16,6 @@ const Levels = 4
 // Offset is the part of level i (0-based) that no decision changes.
 func (e *Encoding) Offset(i int) int64 { return e.Linear.Offsets[i] }
 
-// Counted returns the literals that level i (0-2) counts, each worth one.
-func (e *Encoding) Counted(i int) []z.Lit { return e.counts[i] }
-
-// L4Groups are level 4's terms as at-most-one groups, as the level-4
-// diagram sees them (sources, then variants).
-func (e *Encoding) L4Groups() []Group { return e.l4 }
-
 // LevelBound returns a literal that, assumed, forces level i (0-based, 0-2)
 // to at most k: a k-bounded totalizer over the counted literals, built on
 // first use with its cap at k+1 (and rebuilt larger if a later k exceeds
@@ -307,14 +300,6 @@ func (e *Encoding) Freeze(i int, k int64) {
 	l := e.LevelBound(i, k)
 	e.family(fmt.Sprintf("level%d-freeze", i+1))
 	e.clause(l)
-}
-
-// Assert adds a permanent unit clause, logged like every other, e.g. to
-// fix a bound's literals in an exported instance. Do not assert a level-4
-// activation literal in a solver that will still ReleaseBound.
-func (e *Encoding) Assert(m z.Lit) {
-	e.family("assert")
-	e.clause(m)
 }
 
 // BoundSize is the size of the live level-4 diagrams, for reports.

@@ -61,7 +61,8 @@
 // "optimal" mean optimal given that freeze. A freeze caps a level, it
 // does not fix it: a later level's plan may be better there, and the
 // level then takes its value (its bound, proved under the earlier
-// freezes, still holds). BoundSource is "sat-unsat", "lp", "lagrangian"
+// freezes, still holds). BoundSource is "sat-unsat", "lp" (the LP with
+// its cuts), "branch-and-cut" (the search from it ended), "lagrangian"
 // (the subgradient bound of models too large for the simplex), "pb" (a
 // PB worker's search ended), "reduced-cost" (gini's UNSAT under the LP's
 // reduced-cost fixings), "relaxation" (level 4's group bound), "trivial",
@@ -72,65 +73,79 @@
 // models still count as plans, checked by eval), and an UNSAT first plan
 // is ErrNoPlan, not infeasibility.
 //
-// # Level 4: the strengthened LP and the PB portfolio
+// # Level 4: the cut loop, branch and cut, and the PB portfolio
 //
 // relax.go presolves level i's linear model (the encoding's mirror with
 // the assumptions true and the earlier levels at their frozen values):
 // bounds propagation of each row, Savelsbergh coefficient tightening of
-// the big-M auto rows and memory rows, route ∧ residency rows that stop a
-// fractional route from paying nothing, and rounds of lifted cover cuts
-// separated from the LP point. Every step keeps every 0/1 point of the
-// rows, so every valid plan's intended values stay feasible. The LP is
-// solved by the bounded-variable primal simplex of simplex.go (dense
-// tableau, started from the incumbent, capped at 2^23 cells); its bound
-// comes from the final row multipliers by weak duality, recomputed from
-// the integer data with a rounding margin, so it is valid even when the
-// simplex stops early. The same multipliers give reduced costs d: any
-// plan better than the cutoff U keeps each column whose |d_j| exceeds
-// U − L at its cheap bound, and meets the knapsack Σ_j floor(|d_j|·K /
-// (U − L))·[x_j moved] <= K, K = 256.
+// the big-M auto rows and memory rows, and route ∧ residency rows that
+// stop a fractional route from paying nothing. Every step keeps every
+// 0/1 point of the rows, so every valid plan's intended values stay
+// feasible.
+//
+// sparselp.go then runs the root of a branch and cut. The LP is solved by
+// the sparse dual simplex of package lp; each round separates, at its
+// vertex, lifted cover cuts of the knapsack rows (Balas 1975), probing
+// cuts (probing.go: each column set to 1 and to 0 and the rows
+// propagated; implications, fixings and rows lifted by the slack a
+// setting leaves, over the rows and the short cuts found so far), and
+// Gomory mixed-integer cuts of the fractional basic columns
+// (gomory.go), then re-solves from the same basis, dropping the cuts
+// left slack. Gomory cuts are computed from rounded multipliers in exact
+// 128-bit integer arithmetic, so every cut holds for every integer point
+// whatever the simplex's floating-point error. The loop ends when two
+// rounds raise the bound by less than half a unit, when no cut is found,
+// after 60 rounds, or at its deadline (half the level's time, 5 s at
+// most). On 64x250 it lifts level 4's bound from 89,720 (the LP) to the
+// optimum 93,870 in four rounds; CBC's root needs Gomory and knapsack
+// cuts to do the same.
+//
+// The bound itself comes from the final multipliers by weak duality,
+// recomputed from the integer data with a rounding margin (bound.go), so
+// it is valid even when the simplex stops early. The same multipliers
+// give reduced costs d: any plan better than the cutoff U keeps each
+// column whose |d_j| exceeds U − L at its cheap bound, and meets the
+// knapsack Σ_j floor(|d_j|·K / (U − L))·[x_j moved] <= K, K = 256.
+//
+// branch.go searches on from the root: depth first, each node re-solved
+// by the dual simplex from the last basis, pruned only by the weak-
+// duality bound over the node's box (or that bound pushed along the dual
+// ray of an infeasible node); an integral vertex is decoded into a plan
+// and offered to the evaluator. An exhausted tree proves the incumbent
+// ("branch-and-cut").
 //
 // pbworker.go runs gophersat, whose CDCL propagates weight constraints
 // natively, on the presolved model below the incumbent: one worker with
-// clause learning and one with cutting planes (the first proves 24x60
-// in a third of a second where the second needs three; the second finds
-// 16x60's optimum in a tenth of a second where the first needs four).
-// They start at once; the LP runs beside them, stops between rounds when
-// they prove the level, and otherwise restarts the clause-learning
-// worker on its fixings and knapsack, as does every better incumbent.
-// Every streamed model is decoded, checked by eval and offered like a
-// SAT model; a worker's search ending proves its last model optimal (or
-// its cutoff + 1). A plan below a proved value is ErrMismatch. gophersat
-// cannot be interrupted, so a worker is this executable re-run with
-// POOLSOLVE_PB_WORKER=1 (answered in this package's init, so test
-// binaries work too) and killed at the deadline; on Linux the kernel
-// kills it too when poolsolve ends in any other way (Pdeathsig).
+// clause learning and one with cutting planes. On parts too large to
+// start at once they run from the level's start, beside the LP; the LP's
+// reduced-cost fixings and knapsack restart the clause-learning worker,
+// as does every better incumbent. Every streamed model is decoded,
+// checked by eval and offered like a SAT model; a worker's search ending
+// proves its last model optimal (or its cutoff + 1). A plan below a
+// proved value is ErrMismatch. gophersat cannot be interrupted, so a
+// worker is this executable re-run with POOLSOLVE_PB_WORKER=1 (answered
+// in this package's init, so test binaries work too) and killed at the
+// deadline; on Linux the kernel kills it too when poolsolve ends in any
+// other way (Pdeathsig). Where the LP could not be solved (rounded memory), gini's
+// diagrams search as in levels 1-3.
 //
-// When the LP has been solved, gini's exact diagram over the groups the
-// reduced-cost fixings leave free (encode.L4BoundFixed) can prove the
-// level too ("reduced-cost"), when the gap is within 5%.
-//
-// Past the simplex's cap (64x250's model is 5,000 rows by 5,000 columns,
-// 256x1000's 53,000 by 43,000), lagrange.go bounds level 4 instead:
-// disjoint Σ x <= 1 and Σ x = 1 rows stay as groups of the subproblem,
-// every other row is priced by a multiplier, and a subgradient ascent
-// with Polyak steps toward the incumbent raises the bound while cover
-// cuts separated from the average of its subproblem points join the
-// priced rows (relax-and-cut). It starts from a dual ascent over the
-// implication rows (a route needs a latency column, that column its
-// residency), which puts each source's cheapest latency on its routes.
-// Any multipliers give a valid bound, and their reduced costs fix
-// columns as the LP's do. On 64x250 it lifts the bound from 56,540
-// (group minima) to 86,000-90,000 against the optimum 93,870; on
-// 256x1000 from 183,321 to about 240,000.
+// Past the sparse LP's size (256x1000's level 4 is 53,000 rows and
+// 765,000 nonzeros), lagrange.go bounds level 4 instead: disjoint Σ x <=
+// 1 and Σ x = 1 rows stay as groups of the subproblem, every other row is
+// priced by a multiplier, and a subgradient ascent with Polyak steps
+// toward the incumbent raises the bound while cover cuts separated from
+// the average of its subproblem points join the priced rows
+// (relax-and-cut). It starts from a dual ascent over the implication rows
+// (a route needs a latency column, that column its residency). Any
+// multipliers give a valid bound, and their reduced costs fix columns as
+// the LP's do.
 //
 // In the last part of level 4, while the workers run, local search
-// (package localsearch) polishes the incumbent in rounds; 64x250's
-// 94,378 becomes 94,007-94,037. When the level is proved by a worker's search, that worker
-// re-solves the canonical plan itself (its job carries canonicalize's
-// job), which saves a process start.
+// (package localsearch) polishes the incumbent in rounds.
 //
-// POOLSOLVE_TRACE=1 prints the search's timeline to stderr.
+// POOLSOLVE_TRACE=1 prints the search's timeline to stderr, and
+// POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved model as CPLEX LP
+// (relaxdump.go).
 //
 // # Explanations
 //
@@ -158,13 +173,19 @@
 //
 // The same pool and options give the same plan, byte for byte, when every
 // level is proved: the plan is then re-derived with the four optima fixed
-// (canonicalize), a function of the pool alone: the first model of a PB
-// worker (deterministic) on the presolved model without cuts or reduced
-// costs, or, when no worker can run, a fresh gini encoding. When a level
-// is only bounded, where the clock stopped the search decides the plan,
-// so runs may differ; so they may when the canonical re-solve does not
-// finish in the time left. Randomness (LNS neighbourhoods, the warm
-// start's ties) comes from PCG generators seeded by Options.Seed.
+// (canonicalize), a function of the pool alone: on a small part, gini's
+// model with the exact level-4 diagram; else the canonical job of the PB
+// worker that proved level 4 (the first model of a deterministic worker
+// on the presolved model without cuts or reduced costs); else the first
+// plan at the optimum of a depth-first branch and cut from level 4's
+// root, once its cut loop ended by its own rule (it is then a function
+// of the relaxation); else a fresh PB worker. Which of these applies
+// depends on which prover finished first only where they finish close
+// together. When a level is only bounded, where the clock stopped the
+// search decides the plan, so runs may differ; so they may when the
+// canonical re-solve does not finish in the time left. Randomness (LNS
+// neighbourhoods, the warm start's ties, the LP's cost perturbation)
+// comes from PCG generators with fixed seeds.
 //
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s, 2 shared cores)
 //

@@ -1,7 +1,9 @@
 package solver
 
 import (
+	"fmt"
 	"math"
+	"os"
 	"slices"
 	"sort"
 	"time"
@@ -73,6 +75,7 @@ func newRelaxation(x *exact, i int) *relaxation {
 	for _, m := range lin.Assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
+	var at []int // scratch: a column's place in the row being built, +1
 	add := func(ts []encode.Term, op encode.Op, rhs int64) {
 		w := irow{op: op, rhs: rhs}
 		for _, t := range ts {
@@ -82,8 +85,20 @@ func newRelaxation(x *exact, i int) *relaxation {
 				}
 				continue
 			}
-			w.idx = append(w.idx, r.colOf(t.Var))
+			c := r.colOf(t.Var)
+			for len(at) <= c {
+				at = append(at, 0)
+			}
+			if k := at[c]; k > 0 {
+				w.val[k-1] += t.Coef // a column named twice counts once
+				continue
+			}
+			w.idx = append(w.idx, c)
 			w.val = append(w.val, t.Coef)
+			at[c] = len(w.idx)
+		}
+		for _, c := range w.idx {
+			at[c] = 0
 		}
 		r.rows = append(r.rows, w)
 	}
@@ -296,24 +311,6 @@ func tighten(w irow) (irow, bool) {
 	return out, true
 }
 
-// lp is the float problem of the current rows, started from start.
-func (r *relaxation) lp(start []bool) *lpProblem {
-	pr := &lpProblem{c: make([]float64, len(r.vars)), start: start}
-	for j, c := range r.c {
-		pr.c[j] = float64(c)
-	}
-	for _, w := range r.rows {
-		row := lpRow{op: w.op, rhs: float64(w.rhs), idx: w.idx, val: make([]float64, len(w.val))}
-		for k, v := range w.val {
-			row.val[k] = float64(v)
-		}
-		pr.rows = append(pr.rows, row)
-	}
-	// Fixed columns are in no row and cost nothing after substitute: the
-	// LP may set them anyhow, and reduced-cost fixing skips them.
-	return pr
-}
-
 // separate returns lifted cover cuts that xs violates, at most one per
 // row, most violated rows first, at most max of them.
 func (r *relaxation) separate(xs []float64, max int) []irow {
@@ -370,9 +367,15 @@ func coverCut(w irow, xs []float64) (irow, float64, bool) {
 	for k := range order {
 		order[k] = k
 	}
-	sort.SliceStable(order, func(p, q int) bool {
-		kp, kq := order[p], order[q]
-		return (1-zs[kp])*float64(a[kq]) < (1-zs[kq])*float64(a[kp])
+	slices.SortStableFunc(order, func(kp, kq int) int {
+		l, r := (1-zs[kp])*float64(a[kq]), (1-zs[kq])*float64(a[kp])
+		switch {
+		case l < r:
+			return -1
+		case l > r:
+			return 1
+		}
+		return 0
 	})
 	var sum int64
 	var in []int
@@ -388,7 +391,15 @@ func coverCut(w irow, xs []float64) (irow, float64, bool) {
 	}
 	// Minimal: drop the items with the largest z* ... first the ones
 	// that still leave a cover, lightest z* gain first.
-	sort.SliceStable(in, func(p, q int) bool { return zs[in[p]] < zs[in[q]] })
+	slices.SortStableFunc(in, func(p, q int) int {
+		switch {
+		case zs[p] < zs[q]:
+			return -1
+		case zs[p] > zs[q]:
+			return 1
+		}
+		return 0
+	})
 	var cover []int
 	for idx, k := range in {
 		if sum-a[k] > b {
@@ -447,7 +458,10 @@ type strongResult struct {
 	rounds int
 	cuts   int
 	rel    *relaxation // the presolved rows and cuts, for the PB worker
-	noLP   bool        // the LP was too large: bound, lp and d are unset
+	// loop is the sparse LP with its cuts, solved: branch and cut goes
+	// on from it.
+	loop *cutLoop
+	noLP bool // the LP was too large: bound, lp and d are unset
 	// source names the bound: "lp" (the dense simplex) or "lagrangian"
 	// (the subgradient ascent, on models too large for the simplex).
 	source string
@@ -554,7 +568,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
 	}
-	budget := min(time.Until(end)/3, strongMaxTime)
+	budget := min(time.Until(end)/2, strongMaxTime)
 	deadline := time.Now().Add(budget)
 	r := newRelaxation(x, i)
 	r.propagate(deadline)
@@ -562,96 +576,52 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, false
 	}
 	r.substitute()
+	if d := os.Getenv("POOLSOLVE_DUMP_RELAX"); d != "" && withLP {
+		r.dumpLP(fmt.Sprintf("%s-l%d-%d.lp", d, i+1, len(r.rows)))
+	}
 	m, n := len(r.rows), len(r.vars)
 	offset := r.constant + x.e.Linear.Offsets[i]
 	if traceOn {
 		tracef(x.traceStart(), "level %d presolved: %d rows, %d columns, %d nonzeros", i+1, m, n, r.nonzeros())
 	}
-	if !withLP || m == 0 || m*(n+2*m) > denseMaxCells {
-		// Too large for the dense simplex: the presolved model, for the
-		// PB worker, with the Lagrangian bound and reduced costs when
-		// asked for them, else with neither.
-		out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
-		out.noLP = true
-		out.bound, out.lp = math.MinInt64, math.Inf(-1)
-		if withLP && m > 0 {
-			lg := newLagrangian(r)
-			target := func() float64 { return float64(x.obj[i] - offset) }
-			res, ok := lg.ascend(r, float64(cutoff-offset+1)-1e-6, target, deadline, stop)
-			tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
-				i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
-			if ok {
-				out.noLP, out.source = false, "lagrangian"
-				out.lp, out.mag, out.d = res.bound, res.mag, res.d
-				out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
-				out.rounds, out.cuts = 1, res.cuts
-			}
-		}
+	out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
+	out.noLP = true
+	out.bound, out.lp = math.MinInt64, math.Inf(-1)
+	if !withLP || m == 0 {
+		// The presolved model alone, for the PB workers.
 		return out, true
 	}
-	var start []bool
-	if x.best.Lanes != nil {
-		if vals, err := x.e.Values(x.best); err == nil {
-			start = make([]bool, n)
-			for c, v := range r.vars {
-				start[c] = int(v) < len(vals) && vals[v]
-			}
+	if fitsSparse(r) {
+		best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart())
+		if i == 3 && loop != nil && loop.complete && x.levelsProved(3) {
+			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
 		}
-	}
-	best := math.Inf(-1)
-	var bestY []float64
-	var bestPr *lpProblem
-	last := math.Inf(-1)
-	stall := 0
-	for round := 0; round < strongRounds; round++ {
-		if stop != nil && stop() {
+		tracef(x.traceStart(), "level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
+		if pr == nil {
 			return out, false
 		}
-		pr := r.lp(start)
-		pr.stop = stop
-		res := solveLP(pr, deadline, 0)
-		out.rounds++
-		if stop != nil && stop() {
-			return out, false
-		}
-		if !res.hasBound {
-			break
-		}
-		if res.bound > best {
-			best, bestY, bestPr = res.bound, res.y, pr
-		}
-		if res.status != lpOptimal || time.Now().After(deadline) {
-			break
-		}
-		if float64(cutoff-offset) < res.bound+1-1e-6 {
-			break // proves the cutoff already
-		}
-		if res.bound < last+1e-4*math.Max(1, math.Abs(last)) {
-			if stall++; stall >= 2 {
-				break
+		out.noLP, out.source = false, "lp"
+		out.lp, out.rounds, out.cuts, out.loop = best, rounds, cuts, loop
+		out.d, out.mag = reducedCosts(pr, y)
+		for j := range r.vars {
+			if r.lo[j] == r.hi[j] {
+				out.d[j] = 0
 			}
-		} else {
-			stall = 0
 		}
-		last = res.bound
-		cuts := r.separate(res.x, 200)
-		if len(cuts) == 0 {
-			break
-		}
-		r.rows = append(r.rows, cuts...)
-		out.cuts += len(cuts)
+		out.bound = int64(math.Ceil(best-1e-6)) + offset
+		return out, true
 	}
-	if bestPr == nil {
-		return out, false
-	}
-	out.bound = int64(math.Ceil(best-1e-6)) + offset
-	out.lp, out.offset, out.vars, out.rel, out.source = best, offset, r.vars, r, "lp"
-	out.d, out.mag = reducedCosts(bestPr, bestY)
-	out.pre = r.fixed()
-	for j := range r.vars {
-		if r.lo[j] == r.hi[j] {
-			out.d[j] = 0
-		}
+	// Too large for the simplex: the Lagrangian bound.
+	lg := newLagrangian(r)
+	target := func() float64 { return float64(x.obj[i] - offset) }
+	res, ok := lg.ascend(r, float64(cutoff-offset+1)-1e-6, target, deadline, stop)
+	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
+		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
+	if ok {
+		out.noLP, out.source = false, "lagrangian"
+		out.lp, out.mag, out.d = res.bound, res.mag, res.d
+		out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
+		out.rounds, out.cuts = 1, res.cuts
 	}
 	return out, true
 }
@@ -664,11 +634,6 @@ func (r *relaxation) nonzeros() int {
 	}
 	return nz
 }
-
-// denseMaxCells caps the dense simplex's tableau in relax; past it the
-// Lagrangian ascent bounds the level (a variable so that tests can send
-// small models that way too).
-var denseMaxCells = lpMaxCells
 
 // fixed is presolve's fixings as literals: they hold in every plan.
 func (r *relaxation) fixed() []z.Lit {
@@ -684,7 +649,5 @@ func (r *relaxation) fixed() []z.Lit {
 	return out
 }
 
-const (
-	strongRounds  = 40
-	strongMaxTime = 2 * time.Second
-)
+// strongMaxTime caps the LP and its cuts (half the level's time at most).
+const strongMaxTime = 5 * time.Second

@@ -164,16 +164,16 @@ func TestPropagationFixesOnlyWhatEveryIntegerPointAgreesOn(t *testing.T) {
 // implied by "level 4 <= optimum" and must not cut the optimum off.
 func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		cells int
+		name string
+		rows int
 	}{
-		{"by the dense simplex", lpMaxCells},
+		{"by the sparse LP with cuts", sparseMaxRows},
 		{"by the Lagrangian ascent with cover cuts", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			saved := denseMaxCells
-			denseMaxCells = tc.cells
-			defer func() { denseMaxCells = saved }()
+			saved := sparseMaxRows
+			sparseMaxRows = tc.rows
+			defer func() { sparseMaxRows = saved }()
 			strongBoundKeepsTheOptimum(t)
 		})
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -354,12 +353,19 @@ func (x *exact) canonicalize() {
 		return
 	}
 	// On a small part gini re-solves at once when the exact level-4
-	// diagram is small too; past that, the PB worker's first model is far
-	// cheaper (8x20: 34 ms of diagram against a 6 ms worker).
-	// Where level 4 ran PB workers (x.canon), the canonical plan is
-	// always the PB worker's, so that which solver proved the level
-	// never picks the plan.
+	// diagram is small too (8x20: 34 ms of diagram against a 6 ms
+	// worker). Past that, the canonical plan comes from the PB worker
+	// that proved level 4, which re-solved it already (x.canon), else
+	// from branch and cut, depth first from level 4's root LP, else from
+	// a fresh PB worker.
 	if x.canon == nil && x.small() && x.canonicalSAT(canonSmallNodes) {
+		return
+	}
+	if a, ok := x.canon.plan(x); ok {
+		x.best = a
+		return
+	}
+	if x.canonicalBC() {
 		return
 	}
 	if a, ok := x.canonicalPB(); ok {
@@ -455,11 +461,4 @@ func mergeLevels(parts [][4]Level) [4]Level {
 		out[i] = l
 	}
 	return out
-}
-
-// sortedLabels returns the labels in a stable order.
-func sortedLabels(ls []string) []string {
-	out := slices.Clone(ls)
-	slices.Sort(out)
-	return slices.Compact(out)
 }

@@ -206,9 +206,6 @@ func ModelRoot(path string, freeGb float64) NodeOpt {
 	}
 }
 
-// FederatedNode marks the node as another gateway.
-func FederatedNode() NodeOpt { return func(ns *nodeSpec) { ns.node.Federated = true } }
-
 // Link joins two nodes directly (order does not matter).
 func Link(a, b string) Part {
 	if b < a {

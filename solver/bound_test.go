@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 // lpFixture encodes pooltest.Random(seed, nodes, variants) and solves it
-// once, so that lpBound has an incumbent to freeze the earlier levels at.
+// once, so that the LP has an incumbent to freeze the earlier levels at.
 func lpFixture(tb testing.TB, seed uint64, nodes, variants int, limit time.Duration) (*exact, *Result) {
 	tb.Helper()
 	p := pooltest.Random(seed, nodes, variants)
@@ -26,19 +27,20 @@ func lpFixture(tb testing.TB, seed uint64, nodes, variants int, limit time.Durat
 	return &exact{p: p, e: e, obj: res.Objective, best: res.Assignment}, res
 }
 
-// BenchmarkLPBound times level 4's LP bound on random pools, with the
-// earlier levels frozen at a 5 s solve's values.
-func BenchmarkLPBound(b *testing.B) {
+// BenchmarkStrongLP times level 4's strengthened LP (its cut rounds
+// included) on random pools, with the earlier levels frozen at a 5 s
+// solve's values.
+func BenchmarkStrongLP(b *testing.B) {
 	for _, sz := range [][2]int{{8, 20}, {24, 60}} {
 		b.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(b *testing.B) {
 			x, res := lpFixture(b, 1, sz[0], sz[1], 5*time.Second)
 			var lb int64
-			var ok bool
 			for b.Loop() {
-				lb, ok = lpBound(x, 3, time.Now().Add(time.Hour))
-			}
-			if !ok {
+				sr, ok := strongLP(x, 3, res.Objective[3]-1, time.Now().Add(time.Hour))
 				lb = -1
+				if ok && !sr.noLP {
+					lb = sr.bound
+				}
 			}
 			b.ReportMetric(float64(len(x.e.Linear.Rows)), "rows")
 			b.ReportMetric(float64(lb), "L4-lp")
@@ -47,9 +49,10 @@ func BenchmarkLPBound(b *testing.B) {
 	}
 }
 
-// On random pools the LP bound of every level, with the earlier levels
-// frozen at their proved values, never exceeds the proved optimum.
-func TestLPBoundNeverExceedsTheProvedOptimumOnRandomPools(t *testing.T) {
+// On random pools the strengthened LP's bound of every level, with the
+// earlier levels frozen at their proved values, never exceeds the proved
+// optimum.
+func TestTheLPBoundNeverExceedsTheProvedOptimumOnRandomPools(t *testing.T) {
 	checked := 0
 	for seed := uint64(1); seed <= 16; seed++ {
 		nodes, variants := 2+int(seed%4), 4+int(seed%9)
@@ -61,8 +64,9 @@ func TestLPBoundNeverExceedsTheProvedOptimumOnRandomPools(t *testing.T) {
 			if l.Status != Optimal {
 				break // later levels are optimal only given this freeze
 			}
-			lb, ok := lpBound(x, i, time.Now().Add(time.Minute))
-			if !ok {
+			sr, ok := strongLP(x, i, l.Value-1, time.Now().Add(time.Minute))
+			lb := sr.bound
+			if !ok || sr.noLP {
 				t.Errorf("pool %d (%dx%d) level %d: no LP bound", seed, nodes, variants, i+1)
 				continue
 			}
@@ -77,3 +81,27 @@ func TestLPBoundNeverExceedsTheProvedOptimumOnRandomPools(t *testing.T) {
 		t.Errorf("only %d levels checked", checked)
 	}
 }
+
+// Any multipliers give a valid bound; wrong signs are ignored.
+func TestLagrangeBoundIsValidForArbitraryMultipliers(t *testing.T) {
+	pr := lpProblem{c: []float64{3, 2, 4},
+		rows: []lpRow{row(encode.GE, 2, 0, 1, 1, 1, 2, 1), row(encode.LE, 1, 0, 1, 2, 1)}}
+	rng := rand.New(rand.NewPCG(3, 5))
+	for k := 0; k < 1000; k++ {
+		y := []float64{rng.Float64()*20 - 10, rng.Float64()*20 - 10}
+		if b, ok := lagrangeBound(&pr, y); !ok || b > 5 {
+			t.Fatalf("y %v: bound %v (ok %v) above the optimum 5", y, b, ok)
+		}
+	}
+}
+
+func row(op encode.Op, rhs float64, idxVal ...float64) lpRow {
+	r := lpRow{op: op, rhs: rhs}
+	for k := 0; k < len(idxVal); k += 2 {
+		r.idx = append(r.idx, int(idxVal[k]))
+		r.val = append(r.val, idxVal[k+1])
+	}
+	return r
+}
+
+func lpFar() time.Time { return time.Now().Add(time.Minute) }

@@ -1,0 +1,397 @@
+package solver
+
+import (
+	"math"
+	"slices"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/lp"
+)
+
+// Gomory mixed-integer cuts (Gomory 1960; Balas, Ceria, Cornuéjols,
+// Natraj 1996) from the optimal tableau, computed so that every cut is
+// valid for every integer point of the rows, whatever the floating-point
+// error of the simplex (in the spirit of Cook, Dash, Fukasawa, Goycoolea
+// 2009, "Numerically safe Gomory mixed-integer cuts").
+//
+// The simplex only proposes multipliers ρ. For ANY ρ the combination
+// Σ_i ρ_i·(a_i·x − s_i) = 0 holds at every point, s_i = a_i·x being row
+// i's activity, an integer when x is (the rows have integer data). So ρ
+// is rounded to integers P_i = round(ρ_i·2^40), and from there on
+// everything is integer arithmetic in 128 bits (i128): the combined row,
+// its shift to each variable's bound, the fractional parts, the GMI
+// coefficients, the substitution of s_i = a_i·x, and the final scaling
+// to int64, where coefficients are rounded up and the right-hand side
+// down (valid for x >= 0). Any overflow drops the cut. The cuts then
+// enter the LP and the bound like any row, and the bound stays exact.
+
+// gmiScale is the fixed point of the rounded multipliers: the chosen
+// basic column's coefficient comes out near 2^40.
+const gmiScale = 1 << 40
+
+// gomoryCuts returns up to max violated cuts from the tableau rows of the
+// most fractional basic columns at the LP point xs.
+func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max int) []irow {
+	type cand struct {
+		pos  int
+		j    int
+		frac float64
+	}
+	var cs []cand
+	for p, k := range st.Basic() {
+		if k >= len(r.vars) || r.lo[k] == r.hi[k] {
+			continue
+		}
+		v := xs[k]
+		f := v - math.Floor(v)
+		if f < gmiMinFrac || f > 1-gmiMinFrac {
+			continue
+		}
+		cs = append(cs, cand{p, k, math.Abs(f - 0.5)})
+	}
+	slices.SortStableFunc(cs, func(a, b cand) int {
+		switch {
+		case a.frac < b.frac:
+			return -1
+		case a.frac > b.frac:
+			return 1
+		}
+		return a.j - b.j
+	})
+	g := newGMI(r, rows, st)
+	var out []irow
+	tries := 0
+	for _, c := range cs {
+		if len(out) >= max || tries >= 3*max {
+			break
+		}
+		tries++
+		if w, ok := g.cut(c.pos, c.j, xs); ok {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+const (
+	gmiMinFrac = 0.01
+	// gmiMaxDensity caps a cut's nonzeros as a share of the columns.
+	gmiMaxDensity = 0.3
+)
+
+// gmi holds the scratch of cut generation.
+type gmi struct {
+	r       *relaxation
+	rows    []irow // the LP's rows, in its order
+	st      *lp.State
+	n       int
+	coef    []i128 // per column
+	touched []int
+	onList  []bool
+}
+
+func newGMI(r *relaxation, rows []irow, st *lp.State) *gmi {
+	n := len(r.vars)
+	return &gmi{r: r, rows: rows, st: st, n: n, coef: make([]i128, n), onList: make([]bool, n)}
+}
+
+func (g *gmi) reset() {
+	for _, j := range g.touched {
+		g.coef[j] = i128{}
+		g.onList[j] = false
+	}
+	g.touched = g.touched[:0]
+}
+
+func (g *gmi) touch(j int) {
+	if !g.onList[j] {
+		g.onList[j] = true
+		g.touched = append(g.touched, j)
+	}
+}
+
+// shifted is one variable of the row after its shift to a bound: t >= 0
+// with t = z − bound (lower) or bound − z (upper), and its coefficient
+// numerator in the row x_b + Σ coef/D·t = β.
+type shifted struct {
+	col   int  // column, or −1 for a row's activity
+	row   int  // the row when col < 0
+	upper bool // t = bound − z
+	bound int64
+	num   i128
+}
+
+// cut derives the GMI cut of the tableau row at basis position pos
+// (basic column b) and reports it when xs violates it.
+func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
+	defer g.reset()
+	r, n := g.r, g.n
+	rho := g.st.TableauMultipliers(pos)
+	if len(rho) != len(g.rows) {
+		return irow{}, false
+	}
+	P := make([]int64, len(rho))
+	for i, v := range rho {
+		f := math.Round(v * gmiScale)
+		if math.IsNaN(f) || math.Abs(f) >= 1<<62 {
+			return irow{}, false
+		}
+		P[i] = int64(f)
+	}
+	// The combined row over the columns: C_j = Σ_i P_i·a_ij.
+	for i, p := range P {
+		if p == 0 {
+			continue
+		}
+		w := &g.rows[i]
+		for k, j := range w.idx {
+			g.touch(j)
+			v, ok := g.coef[j].mulAdd(i128of(p), w.val[k])
+			if !ok {
+				return irow{}, false
+			}
+			g.coef[j] = v
+		}
+	}
+	D, ok := g.coef[b].toInt64()
+	if !ok {
+		return irow{}, false
+	}
+	flip := D < 0
+	if flip {
+		D = -D
+	}
+	if D < gmiScale/4 || D > gmiScale*4 {
+		return irow{}, false // the tableau row is not what the basis says
+	}
+	sgn := func(v i128) (i128, bool) {
+		if flip {
+			return v.neg()
+		}
+		return v, true
+	}
+	// Shift every other variable to a bound; β's numerator collects
+	// −Σ num·bound over shifted and fixed variables alike.
+	var ts []shifted
+	var beta i128
+	addConst := func(num i128, bound int64) bool {
+		p, ok := num.mul64(bound)
+		if !ok {
+			return false
+		}
+		beta, ok = beta.sub(p)
+		return ok
+	}
+	for _, j := range g.touched {
+		if j == b || g.coef[j].sign() == 0 {
+			continue
+		}
+		num, ok := sgn(g.coef[j])
+		if !ok {
+			return irow{}, false
+		}
+		lo, hi := r.lo[j], r.hi[j]
+		if lo == hi {
+			if !addConst(num, lo) {
+				return irow{}, false
+			}
+			continue
+		}
+		upper := g.st.AtUpper(j)
+		if g.st.IsBasic(j) {
+			upper = xs[j] > 0.5*float64(lo+hi)
+		}
+		bound := lo
+		if upper {
+			bound = hi
+		}
+		if !addConst(num, bound) {
+			return irow{}, false
+		}
+		t := shifted{col: j, upper: upper, bound: bound, num: num}
+		if upper {
+			if t.num, ok = num.neg(); !ok {
+				return irow{}, false
+			}
+		}
+		ts = append(ts, t)
+	}
+	for i, p := range P {
+		if p == 0 {
+			continue
+		}
+		// The activity s_i enters with −P_i.
+		num, ok := sgn(i128of(-p))
+		if !ok {
+			return irow{}, false
+		}
+		w := &g.rows[i]
+		switch w.op {
+		case encode.EQ:
+			if !addConst(num, w.rhs) {
+				return irow{}, false
+			}
+			continue
+		case encode.LE:
+			if !addConst(num, w.rhs) {
+				return irow{}, false
+			}
+			if num, ok = num.neg(); !ok {
+				return irow{}, false
+			}
+			ts = append(ts, shifted{col: -1, row: i, upper: true, bound: w.rhs, num: num})
+		default: // GE
+			if !addConst(num, w.rhs) {
+				return irow{}, false
+			}
+			ts = append(ts, shifted{col: -1, row: i, bound: w.rhs, num: num})
+		}
+	}
+	F0, ok := beta.floorMod(D)
+	if !ok || float64(F0) < gmiMinFrac*float64(D) || float64(F0) > (1-gmiMinFrac)*float64(D) {
+		return irow{}, false
+	}
+	// GMI over integer t: Σ g_t·t >= F0·(D − F0), with g_t = F_t·(D−F0)
+	// when F_t <= F0, else (D − F_t)·F0. Scaled down by a power of two,
+	// coefficients rounded up and the right-hand side down.
+	rhs, ok := i128of(F0).mul64(D - F0)
+	if !ok {
+		return irow{}, false
+	}
+	gs := make([]i128, len(ts))
+	big := rhs.float()
+	for k, t := range ts {
+		F, ok := t.num.floorMod(D)
+		if !ok {
+			return irow{}, false
+		}
+		var gv i128
+		if F <= F0 {
+			gv, ok = i128of(F).mul64(D - F0)
+		} else {
+			gv, ok = i128of(D - F).mul64(F0)
+		}
+		if !ok {
+			return irow{}, false
+		}
+		gs[k] = gv
+		big = math.Max(big, gv.float())
+	}
+	shift := int64(1)
+	for float64(shift) < big/(1<<30) {
+		shift *= 2
+	}
+	R, ok := rhs.floorDiv(shift)
+	if !ok {
+		return irow{}, false
+	}
+	// Substitute t back: lower t = z − bound, upper t = bound − z, so
+	// g·t is sg·z − sg·bound with sg = ±g; z is x_j, or s_i = a_i·x.
+	for _, j := range g.touched {
+		g.coef[j] = i128{}
+	}
+	Rc := i128of(R)
+	for k, t := range ts {
+		gk, ok := gs[k].ceilDiv(shift)
+		if !ok {
+			return irow{}, false
+		}
+		if gk == 0 {
+			continue
+		}
+		sg := gk
+		if t.upper {
+			sg = -gk
+		}
+		if Rc, ok = Rc.mulAdd(i128of(sg), t.bound); !ok {
+			return irow{}, false
+		}
+		if t.col >= 0 {
+			if g.coef[t.col], ok = g.coef[t.col].add(i128of(sg)); !ok {
+				return irow{}, false
+			}
+			continue
+		}
+		w := &g.rows[t.row]
+		for q, j := range w.idx {
+			g.touch(j)
+			if g.coef[j], ok = g.coef[j].mulAdd(i128of(sg), w.val[q]); !ok {
+				return irow{}, false
+			}
+		}
+	}
+	// Fixed columns move to the right-hand side; the rest is scaled to
+	// int64 once more, rounding up (every column is >= 0).
+	var maxC float64
+	nz := 0
+	for _, j := range g.touched {
+		c := g.coef[j]
+		if c.sign() == 0 {
+			continue
+		}
+		if r.lo[j] == r.hi[j] {
+			p, ok := c.mul64(r.lo[j])
+			if !ok {
+				return irow{}, false
+			}
+			if Rc, ok = Rc.sub(p); !ok {
+				return irow{}, false
+			}
+			g.coef[j] = i128{}
+			continue
+		}
+		maxC = math.Max(maxC, math.Abs(c.float()))
+		nz++
+	}
+	if nz == 0 || float64(nz) > gmiMaxDensity*float64(n)+10 {
+		return irow{}, false
+	}
+	div := int64(1)
+	for float64(div) < math.Max(maxC, math.Abs(Rc.float()))/(1<<40) {
+		div *= 2
+	}
+	w := irow{op: encode.GE}
+	var act, norm float64
+	for _, j := range g.touched {
+		c := g.coef[j]
+		if c.sign() == 0 {
+			continue
+		}
+		v, ok := c.ceilDiv(div)
+		if !ok {
+			return irow{}, false
+		}
+		if v == 0 {
+			continue
+		}
+		w.idx = append(w.idx, j)
+		w.val = append(w.val, v)
+		act += float64(v) * xs[j]
+		norm += float64(v) * float64(v)
+	}
+	rv, ok := Rc.floorDiv(div)
+	if !ok || len(w.idx) == 0 {
+		return irow{}, false
+	}
+	w.rhs = rv
+	// Efficacy: the distance the cut moves the point.
+	if norm == 0 || (float64(w.rhs)-act)/math.Sqrt(norm) < gmiMinEfficacy {
+		return irow{}, false
+	}
+	order := make([]int, len(w.idx))
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortFunc(order, func(a, b int) int { return w.idx[a] - w.idx[b] })
+	sorted := irow{op: w.op, rhs: w.rhs, idx: make([]int, len(order)), val: make([]int64, len(order))}
+	for k, o := range order {
+		sorted.idx[k], sorted.val[k] = w.idx[o], w.val[o]
+	}
+	le, keep := tighten(asLE(sorted)[0])
+	if !keep {
+		return irow{}, false
+	}
+	return le, true
+}
+
+const gmiMinEfficacy = 1e-6

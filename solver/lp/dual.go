@@ -1,0 +1,849 @@
+package lp
+
+import (
+	"errors"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// Row is lo <= Σ val[k]·x[idx[k]] <= hi; ±Inf leaves a side open.
+type Row struct {
+	Idx    []int
+	Val    []float64
+	Lo, Hi float64
+}
+
+// Problem is: minimise Cost·x subject to Rows, with Lo <= x <= Hi.
+// Every column must have finite bounds: the dual simplex starts from the
+// all-logical basis, which is then dual feasible at once.
+type Problem struct {
+	Cost   []float64
+	Lo, Hi []float64
+	Rows   []Row
+}
+
+// Status is how a Solve ended.
+type Status int
+
+const (
+	// Optimal: primal and dual feasible within tolerance.
+	Optimal Status = iota
+	// Infeasible: the dual is unbounded along a ray (no point meets the rows).
+	Infeasible
+	// Limit: the deadline, the stop function or the iteration cap.
+	Limit
+	// Failed: numerical trouble the solver could not recover from.
+	Failed
+)
+
+func (s Status) String() string {
+	return [...]string{"optimal", "infeasible", "limit", "failed"}[s]
+}
+
+// Tolerances, on the scaled problem.
+const (
+	tolPrimal = 1e-7
+	tolDual   = 1e-7
+	tolPivot  = 1e-7
+	// refactorEvery basis changes rebuild the LU: the etas grow and the
+	// values drift.
+	refactorEvery = 80
+	clockEvery    = 8
+)
+
+// State is a dual simplex on one problem, kept between solves so that
+// rows (cuts) and bound changes can be added and the basis reused.
+type State struct {
+	n, m     int
+	cost     []float64 // n+m, scaled and perturbed (logicals 0)
+	lo, hi   []float64 // n+m, scaled
+	rowScale []float64
+	colScale []float64
+	// A scaled, by rows and by columns.
+	rStart []int
+	rIdx   []int
+	rVal   []float64
+	cStart []int
+	cIdx   []int
+	cVal   []float64
+
+	head []int     // basis position -> variable
+	pos  []int     // variable -> basis position, or −1
+	x    []float64 // every variable's value
+	d    []float64 // reduced costs; 0 on basic variables
+	w    []float64 // dual steepest-edge weights, per position
+	inv  *basisInverse
+	// dirty: the basis must be refactored and x, d recomputed; stale:
+	// only the values must be (bounds moved).
+	dirty, stale bool
+	// ray is ρ of the row that proved infeasibility, unscaled.
+	ray []float64
+
+	iters int
+	// Stop, when set, is asked with the deadline: true ends Solve with Limit.
+	Stop func() bool
+
+	rho, col, tau, flipv []float64
+	alpha                []float64 // n+m
+	touched              []int
+}
+
+// New sets up the problem; no iteration is done yet.
+func New(p *Problem) (*State, error) {
+	n := len(p.Cost)
+	if len(p.Lo) != n || len(p.Hi) != n {
+		return nil, errors.New("lp: bounds and costs differ in length")
+	}
+	for j := 0; j < n; j++ {
+		if math.IsInf(p.Lo[j], 0) || math.IsInf(p.Hi[j], 0) || math.IsNaN(p.Lo[j]) || math.IsNaN(p.Hi[j]) || p.Lo[j] > p.Hi[j] {
+			return nil, errors.New("lp: every column needs finite bounds lo <= hi")
+		}
+	}
+	s := &State{n: n}
+	s.colScale = make([]float64, n)
+	for j := range s.colScale {
+		s.colScale[j] = 1
+	}
+	s.cost = make([]float64, n)
+	s.lo = make([]float64, n)
+	s.hi = make([]float64, n)
+	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
+	for j := 0; j < n; j++ {
+		c := p.Cost[j]
+		// A small perturbation breaks dual degeneracy; it only moves
+		// the duals a little, and callers bound with the true costs.
+		if c != 0 {
+			c += math.Copysign(1e-7*(1+math.Abs(c))*(0.5+rng.Float64()), c)
+		} else {
+			c = 1e-9 * rng.Float64()
+		}
+		s.cost[j] = c
+		s.lo[j], s.hi[j] = p.Lo[j], p.Hi[j]
+	}
+	s.head = nil
+	s.x = make([]float64, n)
+	s.d = make([]float64, n)
+	s.pos = make([]int, n)
+	for j := range s.pos {
+		s.pos[j] = -1
+	}
+	s.alpha = make([]float64, n)
+	if err := s.AddRows(p.Rows); err != nil {
+		return nil, err
+	}
+	// Nonbasic columns at the bound their cost prefers: dual feasible.
+	for j := 0; j < n; j++ {
+		if s.cost[j] >= 0 {
+			s.x[j] = s.lo[j]
+		} else {
+			s.x[j] = s.hi[j]
+		}
+	}
+	return s, nil
+}
+
+// AddRows appends rows, each with its logical basic: the basis stays
+// dual feasible, and the next Solve restores primal feasibility.
+func (s *State) AddRows(rows []Row) error {
+	n := s.n
+	for _, r := range rows {
+		if len(r.Idx) != len(r.Val) || math.IsNaN(r.Lo) || math.IsNaN(r.Hi) || r.Lo > r.Hi {
+			return errors.New("lp: malformed row")
+		}
+		var big float64
+		for k, j := range r.Idx {
+			if j < 0 || j >= n || math.IsNaN(r.Val[k]) || math.IsInf(r.Val[k], 0) {
+				return errors.New("lp: malformed row")
+			}
+			big = math.Max(big, math.Abs(r.Val[k]*s.colScale[j]))
+		}
+		sc := 1.0
+		if big > 0 {
+			sc = 1 / big
+		}
+		if len(s.rStart) == 0 {
+			s.rStart = append(s.rStart, 0)
+		}
+		var act float64
+		start := len(s.rIdx)
+		for k, j := range r.Idx {
+			v := r.Val[k] * s.colScale[j] * sc
+			if v == 0 {
+				continue
+			}
+			// A column named twice in a row counts once, summed.
+			if p := s.alpha[j]; p > 0 {
+				s.rVal[start+int(p)-1] += v
+				act += v * s.x[j]
+				continue
+			}
+			s.rIdx = append(s.rIdx, j)
+			s.rVal = append(s.rVal, v)
+			s.alpha[j] = float64(len(s.rIdx) - start)
+			act += v * s.x[j]
+		}
+		for _, j := range s.rIdx[start:] {
+			s.alpha[j] = 0
+		}
+		s.rStart = append(s.rStart, len(s.rIdx))
+		s.rowScale = append(s.rowScale, sc)
+		s.cost = append(s.cost, 0)
+		s.lo = append(s.lo, r.Lo*sc)
+		s.hi = append(s.hi, r.Hi*sc)
+		s.x = append(s.x, act)
+		s.d = append(s.d, 0)
+		s.pos = append(s.pos, len(s.head))
+		s.head = append(s.head, n+s.m)
+		s.w = append(s.w, 1)
+		s.alpha = append(s.alpha, 0)
+		s.m++
+	}
+	s.resized()
+	return nil
+}
+
+// resized follows a change of the rows: the column copy of A, the
+// scratch vectors and the factorisation are made anew.
+func (s *State) resized() {
+	s.buildColumns()
+	s.rho = make([]float64, s.m)
+	s.col = make([]float64, s.m)
+	s.tau = make([]float64, s.m)
+	s.flipv = make([]float64, s.m)
+	s.dirty = true
+}
+
+// buildColumns rebuilds the column-wise copy of A.
+func (s *State) buildColumns() {
+	cnt := make([]int, s.n+1)
+	for _, j := range s.rIdx {
+		cnt[j+1]++
+	}
+	for j := 0; j < s.n; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	s.cStart = cnt
+	s.cIdx = make([]int, len(s.rIdx))
+	s.cVal = make([]float64, len(s.rIdx))
+	fill := make([]int, s.n)
+	copy(fill, cnt[:s.n])
+	for i := 0; i < s.m; i++ {
+		for t := s.rStart[i]; t < s.rStart[i+1]; t++ {
+			j := s.rIdx[t]
+			s.cIdx[fill[j]] = i
+			s.cVal[fill[j]] = s.rVal[t]
+			fill[j]++
+		}
+	}
+}
+
+// SetBounds changes column j's bounds (fixing it when lo == hi).
+func (s *State) SetBounds(j int, lo, hi float64) {
+	lo /= s.colScale[j]
+	hi /= s.colScale[j]
+	s.lo[j], s.hi[j] = lo, hi
+	if s.pos[j] < 0 {
+		if s.d[j] >= 0 {
+			s.x[j] = lo
+		} else {
+			s.x[j] = hi
+		}
+	}
+	s.stale = true
+}
+
+// Ray is, after Solve said Infeasible, the multipliers ρ of the row that
+// proved it (unscaled): y + t·ρ or y − t·ρ raises the dual bound without
+// end as t grows.
+func (s *State) Ray() []float64 { return s.ray }
+
+// basisColumn returns variable k's column of [A | −I].
+func (s *State) basisColumn(k int) ([]int, []float64) {
+	if k >= s.n {
+		return []int{k - s.n}, []float64{-1}
+	}
+	return s.cIdx[s.cStart[k]:s.cStart[k+1]], s.cVal[s.cStart[k]:s.cStart[k+1]]
+}
+
+// refactor rebuilds the LU, repairs a singular basis with logicals, and
+// recomputes the basic values and reduced costs.
+func (s *State) refactor() {
+	f := factor(s.m, func(p int) ([]int, []float64) { return s.basisColumn(s.head[p]) })
+	if len(f.singular) > 0 {
+		for t, p := range f.singular {
+			old := s.head[p]
+			s.pos[old] = -1
+			s.x[old] = s.nonbasicValue(old)
+			k := s.n + f.singularRow[t]
+			if s.pos[k] >= 0 {
+				continue // cannot happen: a basic logical has its row pivoted
+			}
+			s.head[p] = k
+			s.pos[k] = p
+			s.w[p] = 1
+		}
+		f = factor(s.m, func(p int) ([]int, []float64) { return s.basisColumn(s.head[p]) })
+	}
+	s.inv = newBasisInverse(f)
+	s.recompute()
+	s.dirty, s.stale = false, false
+}
+
+// nonbasicValue is the bound a nonbasic variable sits at for its
+// reduced cost.
+func (s *State) nonbasicValue(k int) float64 {
+	if s.d[k] < 0 && !math.IsInf(s.hi[k], 1) {
+		return s.hi[k]
+	}
+	if math.IsInf(s.lo[k], -1) {
+		return s.hi[k]
+	}
+	return s.lo[k]
+}
+
+// recompute sets the basic values from the nonbasic ones, the duals and
+// reduced costs from the costs, and makes the basis dual feasible again:
+// a boxed variable on the wrong bound flips, any other gets its cost
+// shifted by the violation (the caller bounds with the true costs).
+func (s *State) recompute() {
+	for pass := 0; pass < 2; pass++ {
+		// Duals.
+		y := s.rho
+		for p, k := range s.head {
+			y[p] = s.cost[k]
+		}
+		s.inv.btran(y)
+		changed := false
+		for k := 0; k < s.n+s.m; k++ {
+			if s.pos[k] >= 0 {
+				s.d[k] = 0
+				continue
+			}
+			var dk float64
+			if k >= s.n {
+				dk = s.cost[k] + y[k-s.n]
+			} else {
+				dk = s.cost[k]
+				for t := s.cStart[k]; t < s.cStart[k+1]; t++ {
+					dk -= y[s.cIdx[t]] * s.cVal[t]
+				}
+			}
+			s.d[k] = dk
+			lo, hi := s.lo[k], s.hi[k]
+			switch {
+			case lo == hi:
+				s.x[k] = lo
+			case s.x[k] == lo && dk < -tolDual:
+				if !math.IsInf(hi, 1) {
+					s.x[k] = hi
+				} else {
+					s.cost[k] -= dk
+					s.d[k] = 0
+					changed = true
+				}
+			case s.x[k] == hi && dk > tolDual:
+				if !math.IsInf(lo, -1) {
+					s.x[k] = lo
+				} else {
+					s.cost[k] -= dk
+					s.d[k] = 0
+					changed = true
+				}
+			case s.x[k] != lo && s.x[k] != hi:
+				s.x[k] = s.nonbasicValue(k)
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	// Basic values: x_B = −B⁻¹·(N·x_N).
+	r := s.col
+	for i := range r {
+		r[i] = 0
+	}
+	for k := 0; k < s.n+s.m; k++ {
+		if s.pos[k] >= 0 || s.x[k] == 0 {
+			continue
+		}
+		if k >= s.n {
+			r[k-s.n] -= s.x[k]
+			continue
+		}
+		for t := s.cStart[k]; t < s.cStart[k+1]; t++ {
+			r[s.cIdx[t]] += s.cVal[t] * s.x[k]
+		}
+	}
+	s.inv.ftran(r)
+	for p, k := range s.head {
+		s.x[k] = -r[p]
+	}
+}
+
+// Solve runs the dual simplex until optimal, infeasible, the deadline
+// or maxIter iterations (0: no cap).
+func (s *State) Solve(deadline time.Time, maxIter int) Status {
+	start := s.iters
+	confirmed := false
+	s.ray = nil
+	for {
+		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery {
+			s.refactor()
+		} else if s.stale {
+			s.recompute()
+			s.stale = false
+		}
+		if (s.iters-start)%clockEvery == 0 && (time.Now().After(deadline) || s.Stop != nil && s.Stop()) {
+			return Limit
+		}
+		if maxIter > 0 && s.iters-start >= maxIter {
+			return Limit
+		}
+		r := s.chooseRow()
+		if r < 0 {
+			if confirmed || s.iters == start {
+				return Optimal
+			}
+			// Confirm on values recomputed from the factors, free of the
+			// drift of the updates.
+			s.recompute()
+			confirmed = true
+			continue
+		}
+		confirmed = false
+		switch s.iterate(r) {
+		case iterInfeasible:
+			if s.inv.updates() == 0 {
+				return Infeasible
+			}
+			s.dirty = true
+		case iterRefactor:
+			if s.inv.updates() == 0 {
+				return Failed
+			}
+			s.dirty = true
+		}
+		s.iters++
+	}
+}
+
+// chooseRow is dual steepest-edge pricing: the basic variable of the
+// largest infeasibility² / weight, or −1 when all are feasible.
+func (s *State) chooseRow() int {
+	best, bestV := -1, 0.0
+	for p, k := range s.head {
+		v := s.x[k]
+		var inf float64
+		if v < s.lo[k]-tolPrimal {
+			inf = s.lo[k] - v
+		} else if v > s.hi[k]+tolPrimal {
+			inf = v - s.hi[k]
+		} else {
+			continue
+		}
+		if sc := inf * inf / s.w[p]; sc > bestV {
+			best, bestV = p, sc
+		}
+	}
+	return best
+}
+
+type iterResult int
+
+const (
+	iterOK iterResult = iota
+	iterInfeasible
+	iterRefactor
+)
+
+// iterate does one dual simplex iteration with row r leaving.
+func (s *State) iterate(r int) iterResult {
+	n, m := s.n, s.m
+	leave := s.head[r]
+	xr := s.x[leave]
+	var delta, bound float64
+	if xr < s.lo[leave] {
+		delta, bound = xr-s.lo[leave], s.lo[leave]
+	} else {
+		delta, bound = xr-s.hi[leave], s.hi[leave]
+	}
+	// ρ = B⁻ᵀ·e_r.
+	rho := s.rho
+	for i := range rho {
+		rho[i] = 0
+	}
+	rho[r] = 1
+	s.inv.btran(rho)
+	var rhoNorm float64
+	// Pivot row α_j = ρ·M_j over the nonbasic variables.
+	alpha := s.alpha
+	s.touched = s.touched[:0]
+	for i := 0; i < m; i++ {
+		ri := rho[i]
+		if ri == 0 {
+			continue
+		}
+		rhoNorm += ri * ri
+		if s.pos[n+i] < 0 {
+			alpha[n+i] = -ri
+			s.touched = append(s.touched, n+i)
+		}
+		for t := s.rStart[i]; t < s.rStart[i+1]; t++ {
+			j := s.rIdx[t]
+			if s.pos[j] >= 0 {
+				continue
+			}
+			if alpha[j] == 0 {
+				s.touched = append(s.touched, j)
+			}
+			alpha[j] += ri * s.rVal[t]
+			if alpha[j] == 0 {
+				alpha[j] = 1e-300 // keep it marked as touched
+			}
+		}
+	}
+	s.w[r] = math.Max(rhoNorm, 1e-12)
+	defer func() {
+		for _, j := range s.touched {
+			alpha[j] = 0
+		}
+	}()
+	q, flips := s.ratioTest(delta)
+	if q < 0 {
+		s.ray = make([]float64, m)
+		for i, v := range rho {
+			s.ray[i] = v * s.rowScale[i]
+		}
+		return iterInfeasible
+	}
+	aq := alpha[q]
+	// FTRAN of the entering column.
+	col := s.col
+	for i := range col {
+		col[i] = 0
+	}
+	idx, val := s.basisColumn(q)
+	for t, i := range idx {
+		col[i] = val[t]
+	}
+	s.inv.ftran(col)
+	if math.Abs(col[r]-aq) > 1e-7*(1+math.Abs(aq)) || math.Abs(col[r]) < tolPivot {
+		return iterRefactor
+	}
+	// Dual update.
+	thetaD := s.d[q] / aq
+	for _, j := range s.touched {
+		if a := alpha[j]; a != 0 {
+			s.d[j] -= thetaD * a
+		}
+	}
+	s.d[q] = 0
+	s.d[leave] = -thetaD
+	// Flips: x_B −= B⁻¹·Σ M_j·Δx_j.
+	if len(flips) > 0 {
+		fv := s.flipv
+		for i := range fv {
+			fv[i] = 0
+		}
+		for _, j := range flips {
+			var dx float64
+			if s.x[j] == s.lo[j] {
+				dx = s.hi[j] - s.lo[j]
+				s.x[j] = s.hi[j]
+			} else {
+				dx = s.lo[j] - s.hi[j]
+				s.x[j] = s.lo[j]
+			}
+			fi, fvv := s.basisColumn(j)
+			for t, i := range fi {
+				fv[i] += fvv[t] * dx
+			}
+		}
+		s.inv.ftran(fv)
+		for p, k := range s.head {
+			if v := fv[p]; v != 0 {
+				s.x[k] -= v
+			}
+		}
+	}
+	// Primal step.
+	thetaP := (s.x[leave] - bound) / col[r]
+	for p, k := range s.head {
+		if v := col[p]; v != 0 {
+			s.x[k] -= thetaP * v
+		}
+	}
+	s.x[q] += thetaP
+	s.x[leave] = bound
+	// Dual steepest-edge weights: τ = B⁻¹·ρ.
+	tau := s.tau
+	copy(tau, rho)
+	s.inv.ftran(tau)
+	wr := s.w[r]
+	for p := range s.head {
+		if p == r {
+			continue
+		}
+		if v := col[p]; v != 0 {
+			ratio := v / col[r]
+			s.w[p] = math.Max(s.w[p]-2*ratio*tau[p]+ratio*ratio*wr, 1e-12)
+		}
+	}
+	s.w[r] = math.Max(wr/(col[r]*col[r]), 1e-12)
+	// Basis change.
+	s.inv.update(r, col)
+	s.pos[leave] = -1
+	s.pos[q] = r
+	s.head[r] = q
+	return iterOK
+}
+
+// ratioTest is the bound-flipping ratio test with Harris' tolerance: it
+// passes breakpoints (flipping boxed variables) while the dual objective
+// still rises, then picks, among the ratios within the relaxed bound,
+// the largest |α|. It returns the entering variable and the flips, or
+// q = −1 when the dual is unbounded.
+func (s *State) ratioTest(delta float64) (int, []int) {
+	alpha := s.alpha
+	type cand struct {
+		j     int
+		ratio float64
+		abs   float64
+	}
+	var cs []cand
+	for _, j := range s.touched {
+		a := alpha[j]
+		if s.lo[j] == s.hi[j] {
+			continue
+		}
+		at := a
+		if delta < 0 {
+			at = -a
+		}
+		if math.Abs(at) < tolPivot {
+			continue
+		}
+		atLo := s.x[j] == s.lo[j]
+		if atLo && at > 0 || !atLo && at < 0 {
+			cs = append(cs, cand{j, math.Max(s.d[j]/at, 0), math.Abs(at)})
+		}
+	}
+	slope := math.Abs(delta)
+	var flips []int
+	for len(cs) > 0 {
+		// Harris: the largest step within the tolerance-relaxed ratios.
+		lim := math.Inf(1)
+		for _, c := range cs {
+			lim = math.Min(lim, c.ratio+tolDual/c.abs)
+		}
+		best := -1
+		var passSlope float64
+		for k, c := range cs {
+			if c.ratio > lim {
+				continue
+			}
+			if best < 0 || c.abs > cs[best].abs {
+				best = k
+			}
+			w := s.hi[c.j] - s.lo[c.j]
+			passSlope += c.abs * w
+		}
+		if slope-passSlope > tolPrimal && !math.IsInf(passSlope, 1) {
+			// Every breakpoint up to lim can be passed: flip them.
+			slope -= passSlope
+			keep := cs[:0]
+			for _, c := range cs {
+				if c.ratio > lim {
+					keep = append(keep, c)
+				} else {
+					flips = append(flips, c.j)
+				}
+			}
+			cs = keep
+			continue
+		}
+		return cs[best].j, flips
+	}
+	return -1, nil
+}
+
+// Iterations is the number of simplex iterations so far.
+func (s *State) Iterations() int { return s.iters }
+
+// Rows is the number of rows.
+func (s *State) Rows() int { return s.m }
+
+// X returns the structural values (unscaled).
+func (s *State) X() []float64 {
+	out := make([]float64, s.n)
+	for j := range out {
+		out[j] = s.x[j] * s.colScale[j]
+	}
+	return out
+}
+
+// Duals returns y = B⁻ᵀ·c_B per row, unscaled: d_j = c_j − y·A_j. On a
+// <= row at its bound y <= 0, on a >= row y >= 0.
+func (s *State) Duals() []float64 {
+	y := make([]float64, s.m)
+	for p, k := range s.head {
+		y[p] = s.cost[k]
+	}
+	s.inv.btran(y)
+	for i := range y {
+		y[i] *= s.rowScale[i]
+	}
+	return y
+}
+
+// Basic reports the variable at each basis position (columns first,
+// then n+i for row i's logical).
+func (s *State) Basic() []int { return append([]int(nil), s.head...) }
+
+// Value is variable k's value, unscaled (k >= n: row k−n's activity).
+func (s *State) Value(k int) float64 {
+	if k < s.n {
+		return s.x[k] * s.colScale[k]
+	}
+	return s.x[k] / s.rowScale[k-s.n]
+}
+
+// AtUpper reports whether nonbasic variable k sits at its upper bound.
+func (s *State) AtUpper(k int) bool {
+	return s.pos[k] < 0 && s.x[k] == s.hi[k] && s.lo[k] != s.hi[k]
+}
+
+// IsBasic reports whether variable k is basic.
+func (s *State) IsBasic(k int) bool { return s.pos[k] >= 0 }
+
+// Columns is the number of structural columns.
+func (s *State) Columns() int { return s.n }
+
+// TableauMultipliers returns ρ with Σ_i ρ_i·(a_i·x − s_i) = 0 the
+// tableau row of basis position p, on the unscaled rows: its basic
+// variable has coefficient 1, every other basic one 0.
+func (s *State) TableauMultipliers(p int) []float64 {
+	rho := make([]float64, s.m)
+	rho[p] = 1
+	s.inv.btran(rho)
+	for i := range rho {
+		rho[i] *= s.rowScale[i]
+	}
+	return rho
+}
+
+// Slack reports whether row i's logical is basic (the row is not tight
+// at the basis).
+func (s *State) Slack(i int) bool { return s.pos[s.n+i] >= 0 }
+
+// RemoveRows deletes the rows for which drop is true; each must have its
+// logical basic (see Slack), so the basis stays a basis and keeps its
+// values and duals.
+func (s *State) RemoveRows(drop func(i int) bool) error {
+	n := s.n
+	keep := make([]int, 0, s.m) // new row -> old row
+	for i := 0; i < s.m; i++ {
+		if drop(i) {
+			if s.pos[n+i] < 0 {
+				return errors.New("lp: removing a row whose logical is nonbasic")
+			}
+			continue
+		}
+		keep = append(keep, i)
+	}
+	if len(keep) == s.m {
+		return nil
+	}
+	newOf := make([]int, s.m)
+	for i := range newOf {
+		newOf[i] = -1
+	}
+	for ni, oi := range keep {
+		newOf[oi] = ni
+	}
+	// Rows.
+	rStart := []int{0}
+	var rIdx []int
+	var rVal []float64
+	for _, oi := range keep {
+		rIdx = append(rIdx, s.rIdx[s.rStart[oi]:s.rStart[oi+1]]...)
+		rVal = append(rVal, s.rVal[s.rStart[oi]:s.rStart[oi+1]]...)
+		rStart = append(rStart, len(rIdx))
+	}
+	s.rStart, s.rIdx, s.rVal = rStart, rIdx, rVal
+	// Variables n.. and the basis.
+	m2 := len(keep)
+	varNew := func(k int) int {
+		if k < n {
+			return k
+		}
+		return n + newOf[k-n]
+	}
+	cost := append([]float64(nil), s.cost[:n]...)
+	lo := append([]float64(nil), s.lo[:n]...)
+	hi := append([]float64(nil), s.hi[:n]...)
+	x := append([]float64(nil), s.x[:n]...)
+	d := append([]float64(nil), s.d[:n]...)
+	rowScale := make([]float64, 0, m2)
+	for _, oi := range keep {
+		k := n + oi
+		cost, lo, hi = append(cost, s.cost[k]), append(lo, s.lo[k]), append(hi, s.hi[k])
+		x, d = append(x, s.x[k]), append(d, s.d[k])
+		rowScale = append(rowScale, s.rowScale[oi])
+	}
+	var head []int
+	var w []float64
+	for p, k := range s.head {
+		if k >= n && newOf[k-n] < 0 {
+			continue
+		}
+		head = append(head, varNew(k))
+		w = append(w, s.w[p])
+	}
+	pos := make([]int, n+m2)
+	for k := range pos {
+		pos[k] = -1
+	}
+	for p, k := range head {
+		pos[k] = p
+	}
+	s.cost, s.lo, s.hi, s.x, s.d, s.rowScale = cost, lo, hi, x, d, rowScale
+	s.head, s.w, s.pos = head, w, pos
+	s.m = m2
+	s.alpha = make([]float64, n+m2)
+	s.resized()
+	return nil
+}
+
+// Clone returns an independent copy that continues from the same basis
+// (its factorisation is rebuilt on its first Solve).
+func (s *State) Clone() *State {
+	c := *s
+	c.cost = append([]float64(nil), s.cost...)
+	c.lo = append([]float64(nil), s.lo...)
+	c.hi = append([]float64(nil), s.hi...)
+	c.rowScale = append([]float64(nil), s.rowScale...)
+	c.colScale = append([]float64(nil), s.colScale...)
+	c.rStart = append([]int(nil), s.rStart...)
+	c.rIdx = append([]int(nil), s.rIdx...)
+	c.rVal = append([]float64(nil), s.rVal...)
+	c.cStart = append([]int(nil), s.cStart...)
+	c.cIdx = append([]int(nil), s.cIdx...)
+	c.cVal = append([]float64(nil), s.cVal...)
+	c.head = append([]int(nil), s.head...)
+	c.pos = append([]int(nil), s.pos...)
+	c.x = append([]float64(nil), s.x...)
+	c.d = append([]float64(nil), s.d...)
+	c.w = append([]float64(nil), s.w...)
+	c.inv, c.dirty, c.stale = nil, true, false
+	c.Stop = nil
+	c.rho = make([]float64, s.m)
+	c.col = make([]float64, s.m)
+	c.tau = make([]float64, s.m)
+	c.flipv = make([]float64, s.m)
+	c.alpha = make([]float64, s.n+s.m)
+	c.touched = nil
+	c.ray = nil
+	return &c
+}

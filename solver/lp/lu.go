@@ -1,0 +1,494 @@
+package lp
+
+import "math"
+
+// lu is a sparse LU factorisation of a basis matrix B (m × m; rows are
+// constraint rows, columns basis positions), found by right-looking
+// Gaussian elimination with Markowitz pivot choice and a threshold on
+// each pivot's column. Simplex bases are mostly triangular (logical
+// columns are unit vectors), so singletons are taken first and the
+// Markowitz search only sees the small nucleus left.
+//
+// Elimination step k pivots on (prow[k], pcol[k]): the rows below are
+// updated by row_i −= l_i·row_p (an L eta), and what is left of row p
+// is row k of U. So L_K⋯L_1·B = U', upper triangular in pivot order.
+type lu struct {
+	m          int
+	prow, pcol []int
+	diag       []float64
+	// L etas, one per pivot: rows lIdx[lStart[k]:lStart[k+1]].
+	lStart []int
+	lIdx   []int
+	lVal   []float64
+	// U row k without its pivot: positions pivoted after k.
+	uStart []int
+	uIdx   []int
+	uVal   []float64
+	// U column of position j: the pivots k' before j's own, and values.
+	ucStart []int
+	ucIdx   []int
+	ucVal   []float64
+	kOfPos  []int
+	// withL lists the pivots whose L eta is not empty (the logicals'
+	// are), ucRow the row of each U column entry's pivot.
+	withL []int
+	ucRow []int
+	// singular lists the basis positions that found no acceptable pivot
+	// and the rows left over for them: the caller puts the rows'
+	// logicals there.
+	singular    []int
+	singularRow []int
+}
+
+// luThreshold is the smallest |pivot| relative to its column's largest
+// entry; luTiny is an absolute floor below which an entry is no pivot.
+const (
+	luThreshold = 0.01
+	luTiny      = 1e-11
+	luDrop      = 1e-14
+)
+
+type entry struct {
+	j int32
+	v float64
+}
+
+// factor builds the LU of the m × m matrix whose column p is cols(p),
+// given as row indices and values.
+func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
+	f := &lu{m: m, kOfPos: make([]int, m)}
+	rowDone := make([]bool, m)
+	colDone := make([]bool, m)
+	// Phase A: columns with one entry (the logicals, mostly) pivot first,
+	// each on its own row: no elimination and no fill-in. Their U rows
+	// are filled from the other columns below.
+	first := make([]int, m) // pivot index of a phase-A row, or −1
+	for i := range first {
+		first[i] = -1
+	}
+	for p := 0; p < m; p++ {
+		idx, val := colIdx(p)
+		if len(idx) != 1 || rowDone[idx[0]] || math.Abs(val[0]) < luTiny {
+			continue
+		}
+		i := idx[0]
+		k := len(f.prow)
+		f.prow = append(f.prow, i)
+		f.pcol = append(f.pcol, p)
+		f.diag = append(f.diag, val[0])
+		f.kOfPos[p] = k
+		first[i] = k
+		rowDone[i], colDone[p] = true, true
+	}
+	kA := len(f.prow)
+	// The other columns: their entries in phase-A rows go to U, the rest
+	// make the active matrix.
+	uRows := make([][]entry, kA)
+	rows := make([][]entry, m)
+	cols := make([][]int32, m)
+	for p := 0; p < m; p++ {
+		if colDone[p] {
+			continue
+		}
+		idx, val := colIdx(p)
+		for k, i := range idx {
+			if val[k] == 0 {
+				continue
+			}
+			if a := first[i]; a >= 0 {
+				uRows[a] = append(uRows[a], entry{int32(p), val[k]})
+				continue
+			}
+			rows[i] = append(rows[i], entry{int32(p), val[k]})
+			cols[p] = append(cols[p], int32(i))
+		}
+	}
+	for k := 0; k < kA; k++ {
+		f.lStart = append(f.lStart, len(f.lIdx))
+		f.uStart = append(f.uStart, len(f.uIdx))
+		for _, e := range uRows[k] {
+			f.uIdx = append(f.uIdx, int(e.j))
+			f.uVal = append(f.uVal, e.v)
+		}
+	}
+	// Phase B: Markowitz on what is left.
+	cb := newBuckets(m)
+	rb := newBuckets(m)
+	for p := 0; p < m; p++ {
+		if !colDone[p] {
+			cb.insert(p, len(cols[p]))
+		}
+	}
+	for i := 0; i < m; i++ {
+		if !rowDone[i] {
+			rb.insert(i, len(rows[i]))
+		}
+	}
+	mark := make([]int32, m) // position in the row being updated, +1
+	find := func(i int, p int32) int {
+		for t, e := range rows[i] {
+			if e.j == p {
+				return t
+			}
+		}
+		return -1
+	}
+	colMax := func(p int) float64 {
+		var mx float64
+		for _, i := range cols[p] {
+			if t := find(int(i), int32(p)); t >= 0 {
+				mx = math.Max(mx, math.Abs(rows[i][t].v))
+			}
+		}
+		return mx
+	}
+	removeFromCol := func(p int32, i int32) {
+		c := cols[p]
+		for t, r := range c {
+			if r == i {
+				c[t] = c[len(c)-1]
+				cols[p] = c[:len(c)-1]
+				return
+			}
+		}
+	}
+	acceptable := func(i, p int) (float64, bool) {
+		t := find(i, int32(p))
+		if t < 0 {
+			return 0, false
+		}
+		v := rows[i][t].v
+		if math.Abs(v) < luTiny {
+			return 0, false
+		}
+		if len(cols[p]) > 1 && math.Abs(v) < luThreshold*colMax(p) {
+			return 0, false
+		}
+		return v, true
+	}
+	for k := kA; k < m; k++ {
+		pi, pp := -1, -1
+		// Column singletons first: no elimination below them.
+		for c := cb.head[1]; c >= 0 && pi < 0; c = cb.next[c] {
+			i := int(cols[c][0])
+			if _, ok := acceptable(i, c); ok {
+				pi, pp = i, c
+			}
+		}
+		// Row singletons: no fill-in.
+		if pi < 0 {
+			for r := rb.head[1]; r >= 0 && pi < 0; r = rb.next[r] {
+				p := int(rows[r][0].j)
+				if _, ok := acceptable(r, p); ok {
+					pi, pp = r, p
+				}
+			}
+		}
+		if pi < 0 {
+			pi, pp = markowitz(rows, cols, cb, rb, acceptable)
+		}
+		if pi < 0 {
+			break // singular: the rest is reported below
+		}
+		f.pivot(k, pi, pp, rows, cols, cb, rb, mark, removeFromCol)
+		rowDone[pi], colDone[pp] = true, true
+	}
+	// Positions without a pivot get the rows without one.
+	var freeRows []int
+	for i := 0; i < m; i++ {
+		if !rowDone[i] {
+			freeRows = append(freeRows, i)
+		}
+	}
+	for p := 0; p < m; p++ {
+		if !colDone[p] {
+			f.singular = append(f.singular, p)
+		}
+	}
+	f.singularRow = freeRows
+	f.finish()
+	return f
+}
+
+// markowitz searches the nucleus for the acceptable entry of least
+// (r−1)(c−1), looking at a few columns and rows of the smallest counts.
+func markowitz(rows [][]entry, cols [][]int32, cb, rb *buckets, acceptable func(i, p int) (float64, bool)) (int, int) {
+	bi, bp := -1, -1
+	best := math.MaxInt
+	seen := 0
+	for cnt := 1; cnt < len(cb.head); cnt++ {
+		if best <= (cnt-1)*(cnt-1) {
+			break
+		}
+		for c := cb.head[cnt]; c >= 0; c = cb.next[c] {
+			for _, i := range cols[c] {
+				cost := (len(rows[i]) - 1) * (cnt - 1)
+				if cost < best {
+					if _, ok := acceptable(int(i), c); ok {
+						best, bi, bp = cost, int(i), c
+					}
+				}
+			}
+			if seen++; seen >= 4 && bi >= 0 {
+				return bi, bp
+			}
+		}
+		for r := rb.head[cnt]; r >= 0; r = rb.next[r] {
+			for _, e := range rows[r] {
+				cost := (cnt - 1) * (len(cols[e.j]) - 1)
+				if cost < best {
+					if _, ok := acceptable(r, int(e.j)); ok {
+						best, bi, bp = cost, r, int(e.j)
+					}
+				}
+			}
+			if seen++; seen >= 4 && bi >= 0 {
+				return bi, bp
+			}
+		}
+	}
+	return bi, bp
+}
+
+// pivot eliminates column pp below row pi and records step k.
+func (f *lu) pivot(k, pi, pp int, rows [][]entry, cols [][]int32, cb, rb *buckets, mark []int32, removeFromCol func(p, i int32)) {
+	prow := rows[pi]
+	var piv float64
+	for _, e := range prow {
+		if int(e.j) == pp {
+			piv = e.v
+		}
+	}
+	f.prow = append(f.prow, pi)
+	f.pcol = append(f.pcol, pp)
+	f.diag = append(f.diag, piv)
+	f.kOfPos[pp] = k
+	f.lStart = append(f.lStart, len(f.lIdx))
+	f.uStart = append(f.uStart, len(f.uIdx))
+	for _, e := range prow {
+		if int(e.j) != pp {
+			f.uIdx = append(f.uIdx, int(e.j))
+			f.uVal = append(f.uVal, e.v)
+		}
+	}
+	// The pivot row leaves the active matrix.
+	rb.remove(pi)
+	for _, e := range prow {
+		if int(e.j) == pp {
+			continue
+		}
+		removeFromCol(e.j, int32(pi))
+	}
+	rows[pi] = nil
+	// Eliminate below.
+	for _, i32 := range cols[pp] {
+		i := int(i32)
+		if i == pi {
+			continue
+		}
+		row := rows[i]
+		t := -1
+		for s, e := range row {
+			if int(e.j) == pp {
+				t = s
+				break
+			}
+		}
+		l := row[t].v / piv
+		row[t] = row[len(row)-1]
+		row = row[:len(row)-1]
+		f.lIdx = append(f.lIdx, i)
+		f.lVal = append(f.lVal, l)
+		for s, e := range row {
+			mark[e.j] = int32(s + 1)
+		}
+		for _, e := range prow {
+			if int(e.j) == pp {
+				continue
+			}
+			if s := mark[e.j]; s > 0 {
+				row[s-1].v -= l * e.v
+			} else {
+				row = append(row, entry{e.j, -l * e.v})
+				mark[e.j] = int32(len(row))
+				cols[e.j] = append(cols[e.j], i32)
+			}
+		}
+		// Drop entries that cancelled.
+		w := 0
+		for _, e := range row {
+			mark[e.j] = 0
+			if math.Abs(e.v) < luDrop {
+				removeFromCol(e.j, i32)
+				continue
+			}
+			row[w] = e
+			w++
+		}
+		rows[i] = row[:w]
+		rb.move(i, len(rows[i]))
+	}
+	cb.remove(pp)
+	cols[pp] = nil
+	for _, e := range prow {
+		if int(e.j) != pp {
+			cb.move(int(e.j), len(cols[e.j]))
+		}
+	}
+}
+
+// finish closes the last etas and builds U's columns.
+func (f *lu) finish() {
+	f.lStart = append(f.lStart, len(f.lIdx))
+	f.uStart = append(f.uStart, len(f.uIdx))
+	K := len(f.prow)
+	cnt := make([]int, f.m+1)
+	for _, j := range f.uIdx {
+		cnt[j+1]++
+	}
+	for j := 0; j < f.m; j++ {
+		cnt[j+1] += cnt[j]
+	}
+	f.ucStart = cnt
+	f.ucIdx = make([]int, len(f.uIdx))
+	f.ucRow = make([]int, len(f.uIdx))
+	f.ucVal = make([]float64, len(f.uIdx))
+	for k := 0; k < K; k++ {
+		if f.lStart[k+1] > f.lStart[k] {
+			f.withL = append(f.withL, k)
+		}
+	}
+	fill := make([]int, f.m)
+	copy(fill, cnt[:f.m])
+	for k := 0; k < K; k++ {
+		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
+			j := f.uIdx[t]
+			f.ucIdx[fill[j]] = k
+			f.ucRow[fill[j]] = f.prow[k]
+			f.ucVal[fill[j]] = f.uVal[t]
+			fill[j]++
+		}
+	}
+}
+
+// nonzeros is the size of the factors.
+func (f *lu) nonzeros() int { return len(f.lIdx) + len(f.uIdx) + len(f.prow) }
+
+// ftran solves B·x = a in place: w holds a by rows on entry and x by
+// basis positions on return (scratch of length m is used).
+func (f *lu) ftran(w, scratch []float64) {
+	K := len(f.prow)
+	for _, k := range f.withL {
+		v := w[f.prow[k]]
+		if v == 0 {
+			continue
+		}
+		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
+			w[f.lIdx[t]] -= f.lVal[t] * v
+		}
+	}
+	x := scratch
+	for p := range x {
+		x[p] = 0
+	}
+	for k := K - 1; k >= 0; k-- {
+		v := w[f.prow[k]]
+		if v == 0 {
+			continue
+		}
+		p := f.pcol[k]
+		v /= f.diag[k]
+		x[p] = v
+		for t := f.ucStart[p]; t < f.ucStart[p+1]; t++ {
+			w[f.ucRow[t]] -= f.ucVal[t] * v
+		}
+	}
+	copy(w, x)
+}
+
+// btran solves Bᵀ·y = c in place: w holds c by basis positions on entry
+// and y by rows on return.
+func (f *lu) btran(w, scratch []float64) {
+	K := len(f.prow)
+	z := scratch
+	for i := range z {
+		z[i] = 0
+	}
+	for k := 0; k < K; k++ {
+		v := w[f.pcol[k]]
+		if v == 0 {
+			continue
+		}
+		v /= f.diag[k]
+		z[f.prow[k]] = v
+		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
+			w[f.uIdx[t]] -= f.uVal[t] * v
+		}
+	}
+	for q := len(f.withL) - 1; q >= 0; q-- {
+		k := f.withL[q]
+		var s float64
+		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
+			s += f.lVal[t] * z[f.lIdx[t]]
+		}
+		if s != 0 {
+			z[f.prow[k]] -= s
+		}
+	}
+	copy(w, z)
+}
+
+// buckets are doubly linked lists of items by count.
+type buckets struct {
+	head       []int
+	next, prev []int
+	count      []int
+}
+
+func newBuckets(n int) *buckets {
+	b := &buckets{head: make([]int, n+2), next: make([]int, n), prev: make([]int, n), count: make([]int, n)}
+	for i := range b.head {
+		b.head[i] = -1
+	}
+	for i := range b.count {
+		b.count[i] = -1
+	}
+	return b
+}
+
+func (b *buckets) insert(i, c int) {
+	if c >= len(b.head) {
+		c = len(b.head) - 1
+	}
+	b.count[i] = c
+	b.prev[i] = -1
+	b.next[i] = b.head[c]
+	if b.head[c] >= 0 {
+		b.prev[b.head[c]] = i
+	}
+	b.head[c] = i
+}
+
+func (b *buckets) remove(i int) {
+	c := b.count[i]
+	if c < 0 {
+		return
+	}
+	if b.prev[i] >= 0 {
+		b.next[b.prev[i]] = b.next[i]
+	} else {
+		b.head[c] = b.next[i]
+	}
+	if b.next[i] >= 0 {
+		b.prev[b.next[i]] = b.prev[i]
+	}
+	b.count[i] = -1
+}
+
+func (b *buckets) move(i, c int) {
+	if b.count[i] < 0 {
+		return
+	}
+	b.remove(i)
+	b.insert(i, c)
+}

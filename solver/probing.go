@@ -1,0 +1,315 @@
+package solver
+
+import (
+	"sort"
+
+	"github.com/poolsolve/poolsolve/encode"
+)
+
+// Probing (Savelsbergh 1994; CBC's CglProbing): a column is set to 1,
+// then to 0, and the rows are propagated over the box; each column the
+// propagation fixes is an implication of the setting, and each
+// implication is a two-column cut valid for every integer point (x_j = 1
+// forces x_k = 0 gives x_j + x_k <= 1, and so on). A setting whose
+// propagation empties a row cannot hold in any plan, which fixes the
+// column the other way. All of it is integer reasoning over the rows,
+// so the cuts are exact. They tie the fractional columns of the LP point
+// the way a route ties its latency and residency columns.
+
+// prober propagates over a fixed set of <= and = rows.
+type prober struct {
+	rows []irow
+	// colRows[j] lists the rows with column j.
+	colRows [][]int32
+	lo, hi  []int64
+	trail   []int32
+	queued  []bool
+	queue   []int32
+	// visited lists the rows the last probe looked at.
+	visited []int32
+	seen    []bool
+	// base is the box probes start from: the root's, with every fixing
+	// probing found so far.
+	baseLo, baseHi []int64
+}
+
+func newProber(rows []irow, lo, hi []int64) *prober {
+	n := len(lo)
+	p := &prober{rows: rows, colRows: make([][]int32, n), lo: append([]int64(nil), lo...), hi: append([]int64(nil), hi...),
+		queued: make([]bool, len(rows)), seen: make([]bool, len(rows)),
+		baseLo: append([]int64(nil), lo...), baseHi: append([]int64(nil), hi...)}
+	for ri, w := range rows {
+		for _, j := range w.idx {
+			p.colRows[j] = append(p.colRows[j], int32(ri))
+		}
+	}
+	return p
+}
+
+// probe sets column j to v and propagates; it returns the columns fixed
+// (j excluded) with their values, and false when a row cannot hold.
+// The box is restored before it returns.
+func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sign int64, maxact int64)) ([]int32, []int64, bool) {
+	defer p.undo()
+	for _, ri := range p.visited {
+		p.seen[ri] = false
+	}
+	p.visited = p.visited[:0]
+	p.set(j, v)
+	var cols []int32
+	var vals []int64
+	for len(p.queue) > 0 {
+		if budget--; budget < 0 {
+			break // a long cascade: what was found so far holds
+		}
+		ri := p.queue[0]
+		p.queue = p.queue[1:]
+		p.queued[ri] = false
+		if !p.seen[ri] {
+			p.seen[ri] = true
+			p.visited = append(p.visited, ri)
+		}
+		w := &p.rows[ri]
+		for _, sign := range signsOf(w.op) {
+			minact := p.activity(w, sign, false)
+			b := sign * w.rhs
+			if minact > b {
+				p.queue = p.queue[:0]
+				return nil, nil, false
+			}
+			for k, c := range w.idx {
+				if p.lo[c] == p.hi[c] {
+					continue
+				}
+				a := sign * w.val[k]
+				switch {
+				case a > 0 && minact+a > b:
+					p.set(int(c), 0)
+					cols, vals = append(cols, int32(c)), append(vals, 0)
+				case a < 0 && minact-a > b:
+					p.set(int(c), 1)
+					cols, vals = append(cols, int32(c)), append(vals, 1)
+				}
+			}
+		}
+	}
+	if strengthen != nil && budget >= 0 {
+		// Every row the cascade reached, with its largest activity in
+		// the probed box.
+		for _, ri := range p.visited {
+			w := &p.rows[ri]
+			for _, sign := range signsOf(w.op) {
+				if maxact := p.activity(w, sign, true); maxact < sign*w.rhs {
+					strengthen(ri, sign, maxact)
+				}
+			}
+		}
+	}
+	return cols, vals, true
+}
+
+// activity is the least (or, with most, the largest) value of sign·a·x
+// over the box.
+func (p *prober) activity(w *irow, sign int64, most bool) int64 {
+	var act int64
+	for k, c := range w.idx {
+		a := sign * w.val[k]
+		if (a > 0) == most {
+			act += a * p.hi[c]
+		} else {
+			act += a * p.lo[c]
+		}
+	}
+	return act
+}
+
+func signsOf(op encode.Op) []int64 {
+	switch op {
+	case encode.EQ:
+		return []int64{1, -1}
+	case encode.GE:
+		return []int64{-1}
+	}
+	return []int64{1}
+}
+
+func (p *prober) set(j int, v int64) {
+	p.lo[j], p.hi[j] = v, v
+	p.trail = append(p.trail, int32(j))
+	for _, ri := range p.colRows[j] {
+		if !p.queued[ri] {
+			p.queued[ri] = true
+			p.queue = append(p.queue, ri)
+		}
+	}
+}
+
+// fix makes x_j = v part of the base box (it holds in every plan).
+func (p *prober) fix(j int, v int64) {
+	p.baseLo[j], p.baseHi[j] = v, v
+	p.lo[j], p.hi[j] = v, v
+}
+
+// undo restores the box to the probe's start.
+func (p *prober) undo() {
+	for _, j := range p.trail {
+		p.lo[j], p.hi[j] = p.baseLo[j], p.baseHi[j]
+	}
+	p.trail = p.trail[:0]
+	for _, ri := range p.queue {
+		p.queued[ri] = false
+	}
+	p.queue = p.queue[:0]
+}
+
+// probingCuts probes the fractional columns of xs (every free column
+// when all is set, for the fixings) and returns the cuts xs violates,
+// fixings first, then the most violated, at most max.
+func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
+	type cut struct {
+		w   irow
+		vio float64
+	}
+	var cs []cut
+	seen := map[[2]int32]bool{}
+	add := func(j, k int32, w irow, vio float64) {
+		key := [2]int32{min(j, k), max32(j, k)}
+		if vio > 1e-6 && !seen[key] {
+			seen[key] = true
+			cs = append(cs, cut{w, vio})
+		}
+	}
+	for j, v := range xs {
+		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
+			continue
+		}
+		var res [2]struct {
+			cols []int32
+			vals []int64
+			ok   bool
+		}
+		for si, set := range []int64{1, 0} {
+			lift := func(ri int32, sign int64, maxact int64) {
+				// The row, as sign·a·x <= sign·b, holds with maxact in
+				// place of b whenever x_j = set: a·x + (b − M)·I <= b,
+				// I = x_j (set 1) or 1 − x_j (set 0).
+				w := &p.rows[ri]
+				b := sign * w.rhs
+				gap := b - maxact
+				lc := irow{op: encode.LE, rhs: b}
+				coefJ := int64(0)
+				for k, c := range w.idx {
+					if c == j {
+						coefJ += sign * w.val[k]
+						continue
+					}
+					lc.idx = append(lc.idx, c)
+					lc.val = append(lc.val, sign*w.val[k])
+				}
+				if set == 1 {
+					coefJ += gap
+				} else {
+					coefJ -= gap
+					lc.rhs -= gap
+				}
+				var act float64
+				for k, c := range lc.idx {
+					act += float64(lc.val[k]) * xs[c]
+				}
+				act += float64(coefJ) * v
+				if vio := (act - float64(lc.rhs)) / float64(gap); vio > 1e-6 {
+					lc.idx = append(lc.idx, j)
+					lc.val = append(lc.val, coefJ)
+					cs = append(cs, cut{sortRow(lc), vio})
+				}
+			}
+			r := &res[si]
+			r.cols, r.vals, r.ok = p.probe(j, set, probeBudget, lift)
+		}
+		fixTo := func(k int, val int64) {
+			p.fix(k, val)
+			w := irow{idx: []int{k}, val: []int64{1}, op: encode.EQ, rhs: val}
+			cs = append(cs, cut{w, 1})
+		}
+		switch {
+		case !res[0].ok && !res[1].ok:
+			continue // no plan at all: the search will say so
+		case !res[0].ok: // x_j = 1 is impossible
+			fixTo(j, 0)
+			continue
+		case !res[1].ok:
+			fixTo(j, 1)
+			continue
+		}
+		// What both settings imply holds in every plan.
+		both := map[int32]int64{}
+		for t, k := range res[0].cols {
+			both[k] = res[0].vals[t]
+		}
+		for t, k := range res[1].cols {
+			if v0, ok := both[k]; ok && v0 == res[1].vals[t] && p.lo[k] != p.hi[k] {
+				fixTo(int(k), v0)
+			}
+		}
+		jj := int32(j)
+		for si, set := range []int64{1, 0} {
+			for t, k := range res[si].cols {
+				if p.lo[k] == p.hi[k] {
+					continue
+				}
+				xk := xs[k]
+				var w irow
+				var vio float64
+				switch val := res[si].vals[t]; {
+				case set == 1 && val == 0: // x_j + x_k <= 1
+					w, vio = pair(j, int(k), 1, 1, 1), v+xk-1
+				case set == 1 && val == 1: // x_j − x_k <= 0
+					w, vio = pair(j, int(k), 1, -1, 0), v-xk
+				case set == 0 && val == 1: // −x_j − x_k <= −1
+					w, vio = pair(j, int(k), -1, -1, -1), 1-v-xk
+				default: // x_k − x_j <= 0
+					w, vio = pair(j, int(k), -1, 1, 0), xk-v
+				}
+				add(jj, k, w, vio)
+			}
+		}
+	}
+	sort.SliceStable(cs, func(a, b int) bool { return cs[a].vio > cs[b].vio })
+	var out []irow
+	for k := 0; k < len(cs) && k < max; k++ {
+		out = append(out, cs[k].w)
+	}
+	return out
+}
+
+func max32(a, b int32) int32 {
+	if a > b {
+		return a
+	}
+	return b
+}
+
+// sortRow orders a row's columns.
+func sortRow(w irow) irow {
+	order := make([]int, len(w.idx))
+	for k := range order {
+		order[k] = k
+	}
+	sort.Slice(order, func(a, b int) bool { return w.idx[order[a]] < w.idx[order[b]] })
+	out := irow{op: w.op, rhs: w.rhs, idx: make([]int, len(order)), val: make([]int64, len(order))}
+	for k, o := range order {
+		out.idx[k], out.val[k] = w.idx[o], w.val[o]
+	}
+	return out
+}
+
+// pair is a·x_j + b·x_k <= rhs, its columns in order.
+func pair(j, k int, a, b, rhs int64) irow {
+	if j > k {
+		j, k, a, b = k, j, b, a
+	}
+	return irow{idx: []int{j, k}, val: []int64{a, b}, op: encode.LE, rhs: rhs}
+}
+
+// probeBudget caps the rows one probe visits.
+const probeBudget = 1000000

@@ -1,0 +1,59 @@
+package solver
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+
+	"github.com/poolsolve/poolsolve/encode"
+)
+
+// POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved level model the LP
+// solves to PREFIX-l<level>-<rows>.lp, as CPLEX LP with columns named
+// v<variable> (the numbers of export's files): the model the cut loop
+// starts from, for CBC or HiGHS to be measured against it. A debugging
+// aid, like POOLSOLVE_TRACE.
+
+// dumpLP writes the relaxation as a CPLEX LP file.
+func (r *relaxation) dumpLP(path string) {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return
+	}
+	w := bufio.NewWriter(f)
+	defer func() {
+		if w.Flush() == nil && f.Close() == nil {
+			os.Rename(path+".tmp", path)
+		}
+	}()
+	fmt.Fprintf(w, "\\ constant %d\nMinimize\n obj:", r.constant)
+	for j, c := range r.c {
+		if c != 0 {
+			fmt.Fprintf(w, " %+d v%d", c, r.vars[j])
+		}
+	}
+	fmt.Fprintln(w, "\nSubject To")
+	for k, row := range r.rows {
+		fmt.Fprintf(w, " r%d:", k)
+		for t, j := range row.idx {
+			fmt.Fprintf(w, " %+d v%d", row.val[t], r.vars[j])
+		}
+		op := "<="
+		switch row.op {
+		case encode.GE:
+			op = ">="
+		case encode.EQ:
+			op = "="
+		}
+		fmt.Fprintf(w, " %s %d\n", op, row.rhs)
+	}
+	fmt.Fprintln(w, "Bounds")
+	for j := range r.vars {
+		fmt.Fprintf(w, " %d <= v%d <= %d\n", r.lo[j], r.vars[j], r.hi[j])
+	}
+	fmt.Fprintln(w, "Binaries")
+	for j := range r.vars {
+		fmt.Fprintf(w, " v%d\n", r.vars[j])
+	}
+	fmt.Fprintln(w, "End")
+}

@@ -1,0 +1,220 @@
+package solver
+
+import (
+	"math"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/lp"
+)
+
+// lpRowOf writes an irow for package lp.
+func lpRowOf(w irow) lp.Row {
+	row := lp.Row{Idx: w.idx, Val: make([]float64, len(w.val)), Lo: math.Inf(-1), Hi: math.Inf(1)}
+	for k, v := range w.val {
+		row.Val[k] = float64(v)
+	}
+	switch w.op {
+	case encode.LE:
+		row.Hi = float64(w.rhs)
+	case encode.GE:
+		row.Lo = float64(w.rhs)
+	default:
+		row.Lo, row.Hi = float64(w.rhs), float64(w.rhs)
+	}
+	return row
+}
+
+func floatRow(w irow) lpRow {
+	row := lpRow{op: w.op, rhs: float64(w.rhs), idx: w.idx, val: make([]float64, len(w.val))}
+	for k, v := range w.val {
+		row.val[k] = float64(v)
+	}
+	return row
+}
+
+// cutLoop is the root of a branch-and-cut without the branching: the LP
+// of a relaxation solved by the sparse dual simplex, rounds of cover and
+// Gomory cuts separated at its vertex and re-solved from the same basis,
+// inactive cuts dropped.
+type cutLoop struct {
+	r  *relaxation
+	st *lp.State
+	// rows mirrors the LP's rows: the relaxation's rows, then the cuts
+	// in the LP now. Gomory cuts read the tableau against them.
+	rows  []irow
+	nOrig int
+	cuts  int
+	// complete: the loop ended by its own rule, not by a clock.
+	complete bool
+	prober   *prober
+	start    time.Time // for traces
+	rounds   int       // separation rounds so far
+}
+
+func newCutLoop(r *relaxation) (*cutLoop, bool) {
+	n := len(r.vars)
+	prob := &lp.Problem{Cost: make([]float64, n), Lo: make([]float64, n), Hi: make([]float64, n)}
+	for j := range n {
+		prob.Cost[j] = float64(r.c[j])
+		prob.Lo[j], prob.Hi[j] = float64(r.lo[j]), float64(r.hi[j])
+	}
+	for _, w := range r.rows {
+		prob.Rows = append(prob.Rows, lpRowOf(w))
+	}
+	st, err := lp.New(prob)
+	if err != nil {
+		return nil, false
+	}
+	return &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows)}, true
+}
+
+// problem is the float problem of the LP's rows now, for the bound.
+func (cl *cutLoop) problem() *lpProblem {
+	pr := &lpProblem{c: make([]float64, len(cl.r.c))}
+	for j, c := range cl.r.c {
+		pr.c[j] = float64(c)
+	}
+	for _, w := range cl.rows {
+		pr.rows = append(pr.rows, floatRow(w))
+	}
+	return pr
+}
+
+// sparseRounds runs the cut loop until it stalls, finds no cut, or
+// reaches its round cap (the loop is then complete: what it did depends
+// on the relaxation alone, so a canonical re-solve can start from it),
+// or until the deadline or stop. It returns the best bound with its
+// multipliers and the rows they belong to.
+func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
+	best = math.Inf(-1)
+	cl, ok := newCutLoop(r)
+	if !ok {
+		return best, nil, nil, nil, 0, 0
+	}
+	cl.st.Stop = stop
+	cl.start = traceStart
+	stall := 0
+	for round := 0; ; round++ {
+		status := cl.st.Solve(deadline, 0)
+		rounds++
+		y := cl.st.Duals()
+		pr := cl.problem()
+		b, ok := lagrangeBound(pr, y)
+		tracef(cl.start, "LP round %d: %v after %d iterations, bound %.2f, %d rows", round, status, cl.st.Iterations(), b, cl.st.Rows())
+		improved := ok && b > best+sparseStall
+		if ok && b > best {
+			best, bestY, bestPr = b, y, pr
+		}
+		if status != lp.Optimal || time.Now().After(deadline) || (stop != nil && stop()) {
+			break
+		}
+		if !improved {
+			stall++
+		} else {
+			stall = 0
+		}
+		if stall >= 2 || round+1 >= sparseRoundsMax || !cl.round() {
+			cl.complete = true
+			break
+		}
+	}
+	cl.st.Stop = nil
+	return best, bestY, bestPr, cl, rounds, cl.cuts
+}
+
+// round drops the cuts the vertex leaves slack, separates new ones and
+// adds them; false when none was found.
+func (cl *cutLoop) round() bool {
+	st := cl.st
+	xs := st.X()
+	// Probing propagates over the rows and the short cuts found so far:
+	// a cut that no single row implies (a probing lift, a fixing) makes
+	// the next round's propagation reach further.
+	var prows []irow
+	for i, w := range cl.rows {
+		if i < cl.nOrig || len(w.idx) <= probeMaxCutLen {
+			prows = append(prows, w)
+		}
+	}
+	lo, hi := cl.r.lo, cl.r.hi
+	if cl.prober != nil {
+		lo, hi = cl.prober.baseLo, cl.prober.baseHi
+	}
+	cl.prober = newProber(prows, lo, hi)
+	pc := probingCuts(cl.prober, xs, true, sparseProbingPerRound)
+	cl.rounds++
+	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound)
+	cv := cl.r.separate(xs, sparseCoversPerRound)
+	cs := append(append(cv, pc...), gm...)
+	tracef(cl.start, "  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
+	if len(cs) == 0 {
+		return false
+	}
+	// Slack cuts leave the LP (they stay in the relaxation's rows, valid
+	// for the PB workers).
+	drop := func(i int) bool { return i >= cl.nOrig && st.Slack(i) && cl.slack(i, xs) > 1e-6 }
+	var rows []irow
+	for i, w := range cl.rows {
+		if !drop(i) {
+			rows = append(rows, w)
+		}
+	}
+	if st.RemoveRows(drop) != nil {
+		return false
+	}
+	cl.rows = rows
+	var add []lp.Row
+	for _, w := range cs {
+		add = append(add, lpRowOf(w))
+	}
+	if st.AddRows(add) != nil {
+		return false
+	}
+	cl.rows = append(cl.rows, cs...)
+	cl.r.rows = append(cl.r.rows, cs...)
+	cl.cuts += len(cs)
+	return true
+}
+
+// slack is row i's slack at xs (<= rows as written by the cuts).
+func (cl *cutLoop) slack(i int, xs []float64) float64 {
+	w := &cl.rows[i]
+	var act float64
+	for k, j := range w.idx {
+		act += float64(w.val[k]) * xs[j]
+	}
+	switch w.op {
+	case encode.LE:
+		return float64(w.rhs) - act
+	case encode.GE:
+		return act - float64(w.rhs)
+	}
+	return 0
+}
+
+const (
+	sparseRoundsMax       = 60
+	sparseGomoryPerRound  = 300
+	sparseCoversPerRound  = 400
+	sparseProbingPerRound = 400
+	// probeMaxCutLen: longer cuts (Gomory's, mostly) stay out of probing.
+	probeMaxCutLen = 5
+	// sparseStall is the bound's least rise for a round to count.
+	sparseStall = 0.5
+)
+
+// The sparse LP is used up to these sizes (64x250's level 4 is 5,000
+// rows and 30,000 nonzeros); past them the Lagrangian ascent bounds
+// the level (256x1000's is 53,000 rows and 765,000 nonzeros). Variables
+// so that tests can send small models either way.
+var (
+	sparseMaxRows     = 25000
+	sparseMaxNonzeros = 250000
+)
+
+// fitsSparse says whether a presolved model is small enough for the
+// sparse LP.
+func fitsSparse(r *relaxation) bool {
+	return len(r.rows) <= sparseMaxRows && r.nonzeros() <= sparseMaxNonzeros
+}
