@@ -318,7 +318,14 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		if out["metrics"], err = in.rawDoc(in.raw.metrics); err != nil {
+		// Redaction writes the canonical form; as read, it is made here.
+		raw := in.raw.metrics
+		if !in.redactRaw {
+			if raw, err = canonicalJSON(raw); err != nil {
+				return nil, err
+			}
+		}
+		if out["metrics"], err = in.rawDoc(raw); err != nil {
 			return nil, err
 		}
 	}

@@ -34,8 +34,8 @@ func loadExample(t testing.TB, name string) *Inputs {
 }
 
 // withoutProvenance returns a copy of in without what says where the
-// documents came from: Sources, the bundle-only description, and the File
-// fields lloom records. What remains must not depend on the packaging.
+// documents came from: Sources, the bundle-only description, the File
+// fields lloom records, and the layout of the metrics as read. What remains must not depend on the packaging.
 func withoutProvenance(in *Inputs) Inputs {
 	out := *in
 	out.Sources, out.Description = nil, ""
@@ -55,6 +55,10 @@ func withoutProvenance(in *Inputs) Inputs {
 		m := *in.Metrics
 		m.File = ""
 		out.Metrics = &m
+	}
+	if in.raw.metrics != nil {
+		// Kept as read, so laid out as the file was.
+		out.raw.metrics, _ = canonicalJSON(in.raw.metrics)
 	}
 	out.Benchmarks = nil
 	for _, b := range in.Benchmarks {
@@ -250,7 +254,11 @@ func splitSources(dir string) Sources {
 func TestSplitFilesAreTheBundleSplit(t *testing.T) {
 	in := loadExample(t, "spark-fleet.json")
 	src := splitSources(splitDir)
-	files := map[string]json.RawMessage{src.Config: in.ConfigRaw, src.Metrics: in.raw.metrics,
+	metrics, err := canonicalJSON(in.raw.metrics) // kept as read
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]json.RawMessage{src.Config: in.ConfigRaw, src.Metrics: metrics,
 		src.Benchmarks[0]: in.raw.benchmarks[0], src.Recipes[0]: in.raw.recipes[0]}
 	for name, raw := range in.raw.profiles {
 		files[filepath.Join(src.ProfilesDir, name+".json")] = raw
