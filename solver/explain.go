@@ -328,7 +328,9 @@ func explainUncovered(r *run, p *model.Pool, parts []component, a model.Assignme
 	// that cannot run anywhere); the SAT check runs on the source's part.
 	var whole *encode.Encoding
 	err := encode.ErrDeadline
-	if !r.tooBig {
+	// An interrupted solve (its context cancelled) gives the static
+	// reasons at once: the deadline is no bound on it.
+	if !r.tooBig && r.ctx.Err() == nil {
 		whole, err = encode.New(p, encode.Options{Deadline: end})
 	}
 	if err != nil {
