@@ -155,6 +155,23 @@ func readMetrics(data []byte, file string) (*lloom.Metrics, json.RawMessage, err
 	return m, data, nil
 }
 
+// AddMetrics reads a metrics document (a /gateway/metrics answer, or
+// LLooM's history file) into inputs that have none, as a bundle's
+// "metrics" would be read; src says where it came from. A live answer of
+// tens of megabytes is read once, not copied into a bundle and read again.
+func (in *Inputs) AddMetrics(data []byte, src Source) error {
+	if in.Metrics != nil {
+		return fmt.Errorf("fleet: metrics are given twice (%s and %s)", in.Sources["metrics"], src)
+	}
+	m, raw, err := readMetrics(data, src.String())
+	if err != nil {
+		return err
+	}
+	in.Metrics, in.raw.metrics = m, raw
+	in.setSource("metrics", src)
+	return nil
+}
+
 func readBenchmarks(data []byte, file string) (*lloom.BenchmarkSuite, json.RawMessage, error) {
 	return parseCanonical(data, file, lloom.ParseBenchmarkSuite)
 }

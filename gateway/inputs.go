@@ -66,12 +66,8 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 			return nil, fmt.Errorf("gateway: %w", err)
 		}
 	}
-	if fl.Metrics != nil {
-		if _, dup := doc["metrics"]; dup {
-			return nil, errors.New("metrics are given by a local file and by the gateway; drop the file")
-		}
-		doc["metrics"] = fl.Metrics
-		live["metrics"] = fleet.Source{File: fl.Source, Path: "/gateway/metrics"}
+	if _, dup := doc["metrics"]; dup && fl.Metrics != nil {
+		return nil, errors.New("metrics are given by a local file and by the gateway; drop the file")
 	}
 	merged, err := json.Marshal(doc)
 	if err != nil {
@@ -92,6 +88,12 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 			in.Sources[k] = s
 		} else {
 			delete(in.Sources, k)
+		}
+	}
+	// The answer, often the largest document, joins as read.
+	if fl.Metrics != nil {
+		if err := in.AddMetrics(fl.Metrics, fleet.Source{File: fl.Source, Path: "/gateway/metrics"}); err != nil {
+			return nil, fmt.Errorf("gateway: the live fleet does not load: %w", err)
 		}
 	}
 	return in, nil
