@@ -104,7 +104,25 @@ func (e *mismatchError) Error() string {
 // fetch gets, checks and cleans one peer's answer. Its errors never quote
 // the endpoint, the key, or the body.
 func (h *handler) fetch(ctx context.Context, p Peer, withInventory bool) (*lloom.NodeStatus, error) {
-	target, err := nodeURL(p.Endpoint, withInventory)
+	query := ""
+	if withInventory {
+		query = "inventory=1"
+	}
+	body, err := h.get(ctx, p, "/gateway/node", query)
+	if err != nil {
+		return nil, err
+	}
+	st, err := lloom.ParseNodeStatus(body, p.ID)
+	if err != nil {
+		return nil, fmt.Errorf("answer is not a node status: %s", clip(err.Error()))
+	}
+	return h.cleanRemote(p, st, withInventory)
+}
+
+// get fetches one JSON document from route under a peer's endpoint, with
+// its key. Its errors never quote the endpoint, the key, or the body.
+func (h *handler) get(ctx context.Context, p Peer, route, query string) ([]byte, error) {
+	target, err := peerURL(p.Endpoint, route, query)
 	if err != nil {
 		return nil, err
 	}
@@ -140,10 +158,11 @@ func (h *handler) fetch(ctx context.Context, p Peer, withInventory bool) (*lloom
 	if !safehttp.IsJSON(resp.Header.Get("Content-Type")) {
 		return nil, fmt.Errorf("answer is not JSON (content type %q)", clip(resp.Header.Get("Content-Type")))
 	}
-	st, err := lloom.ParseNodeStatus(body, p.ID)
-	if err != nil {
-		return nil, fmt.Errorf("answer is not a node status: %s", clip(err.Error()))
-	}
+	return body, nil
+}
+
+// cleanRemote checks and cleans one peer's node status.
+func (h *handler) cleanRemote(p Peer, st *lloom.NodeStatus, withInventory bool) (*lloom.NodeStatus, error) {
 	st = st.Redacted()
 	if st.ID != "" && st.ID != p.ID {
 		return nil, &mismatchError{claimed: st.ID}
@@ -175,8 +194,8 @@ func (h *handler) fetch(ctx context.Context, p Peer, withInventory bool) (*lloom
 	return st, nil
 }
 
-// nodeURL is the peer's /gateway/node URL under its endpoint.
-func nodeURL(endpoint string, withInventory bool) (string, error) {
+// peerURL is route under the peer's endpoint, with query.
+func peerURL(endpoint, route, query string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(endpoint))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", errors.New("endpoint is not an http(s) URL")
@@ -184,11 +203,8 @@ func nodeURL(endpoint string, withInventory bool) (string, error) {
 	if u.User != nil {
 		return "", errors.New("endpoint carries credentials; give the key through apiKeyEnv instead")
 	}
-	u.Path = strings.TrimRight(u.Path, "/") + "/gateway/node"
-	u.RawPath, u.RawQuery, u.Fragment = "", "", ""
-	if withInventory {
-		u.RawQuery = "inventory=1"
-	}
+	u.Path = strings.TrimRight(u.Path, "/") + route
+	u.RawPath, u.RawQuery, u.Fragment = "", query, ""
 	return u.String(), nil
 }
 

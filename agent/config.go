@@ -49,6 +49,10 @@ type Config struct {
 	// Peers are the other nodes of the cluster. A peer with NodeID is
 	// ignored: this node is answered locally.
 	Peers []Peer
+	// LocalGateway is the LLooM gateway on this node, if any: the agent
+	// relays its /gateway/metrics. Its ID is ignored (this node's), its
+	// APIKeyEnv defaults to APIKeyEnv. Empty Endpoint: no relay.
+	LocalGateway Peer
 	// Inventory is this node's inventory. Required.
 	Inventory InventorySource
 	// Prober reads telemetry and system facts; default inventory.OS{}.

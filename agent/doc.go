@@ -1,5 +1,5 @@
 // Package agent is the HTTP side of `poolsolve serve`: a small node agent
-// that answers the two read-only routes of a LLooM gateway a planner needs,
+// that answers the read-only routes of a LLooM gateway a planner needs,
 // in LLooM's own shapes (package lloom's NodeStatus and ClusterStatus), so
 // a gateway client reads an agent and a gateway alike:
 //
@@ -8,6 +8,11 @@
 //	                                    profile derived from it
 //	GET /gateway/cluster[?inventory=1]  every configured node, gathered in
 //	                                    parallel from its agent or gateway
+//	GET /gateway/profile                this machine's profile (LLooM's
+//	                                    machine-profile v1), from its inventory
+//	GET /gateway/metrics                the local LLooM gateway's metrics,
+//	                                    relayed, when Config.LocalGateway is
+//	                                    set; else 404
 //
 // Both are admin reads: a bearer token, whose value is in the environment
 // variable the config names (cluster.apiKeyEnv style), compared in

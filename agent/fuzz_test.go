@@ -9,21 +9,21 @@ import (
 	"testing"
 )
 
-func FuzzNodeURL(f *testing.F) {
+func FuzzPeerURL(f *testing.F) {
 	for _, s := range []string{"http://10.100.192.2:8100", "https://gw.example/prefix/", "${SPARK}", "http://u:p@h", "http://h/a?b=c#d", "ftp://h", "http://[::1]:1"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, endpoint string) {
-		got, err := nodeURL(endpoint, true)
+		got, err := peerURL(endpoint, "/gateway/node", "inventory=1")
 		if err != nil {
 			return
 		}
 		u, err := url.Parse(got)
 		if err != nil {
-			t.Fatalf("nodeURL(%q) = %q, which does not parse: %v", endpoint, got, err)
+			t.Fatalf("peerURL(%q) = %q, which does not parse: %v", endpoint, got, err)
 		}
 		if u.User != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.HasSuffix(u.Path, "/gateway/node") || u.RawQuery != "inventory=1" {
-			t.Fatalf("nodeURL(%q) = %q", endpoint, got)
+			t.Fatalf("peerURL(%q) = %q", endpoint, got)
 		}
 	})
 }

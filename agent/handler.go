@@ -68,6 +68,10 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route = h.node
 	case "/gateway/cluster":
 		route = h.cluster
+	case "/gateway/profile":
+		route = h.profile
+	case "/gateway/metrics":
+		route = h.metrics
 	default:
 		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no route "+strconv.Quote(clip(r.URL.Path)))
 		return

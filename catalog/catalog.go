@@ -53,6 +53,12 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 	b.buildNodes()
 	b.buildLinks()
 	b.buildVariants()
+	b.linkRunningLanes()
+	b.finishLinks()
+	if opts.ConsiderInstalls {
+		// Recipes go on linked sets, so after every link is known.
+		b.addRecipeVariants()
+	}
 	b.buildModels()
 	b.buildAliases()
 	b.buildDemand()
@@ -72,6 +78,8 @@ type builder struct {
 	cfg     *lloom.Config
 	policy  *fleet.Policy
 	current string
+	// links are the node pairs shown linked, with the first evidence.
+	links map[[2]string]string
 
 	pool     *model.Pool
 	notes    []string
@@ -171,7 +179,7 @@ func (b *builder) noteUnlinked() {
 			continue
 		}
 		if nodes := v.Placements[0].Nodes; len(nodes) > 1 && !ix.Clique(nodes) {
-			b.note("%s spans %s, but no discovery link or inventory joins them all: a tensor-parallel lane needs a linked clique, so it cannot be planned there (add cluster.discovery.links)", v.ID, joinNodes(nodes))
+			b.note("%s spans %s, but nothing shows them all linked (missing: %s): a tensor-parallel lane needs a linked clique, so it cannot be planned there", v.ID, joinNodes(nodes), b.missingEvidence(nodes))
 		}
 	}
 }

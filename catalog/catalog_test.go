@@ -333,8 +333,10 @@ func TestLegacyAliasesAndRecentRequestsFromARealGateway(t *testing.T) {
 			t.Errorf("direct demand of the 27B = %v, want 3", m.DirectDemand)
 		}
 	}
-	if !containsNote(c, "sparkqwen-pair spans spark-node-01+spark-node-02, but no discovery link") {
-		t.Errorf("the unlinked pair is not noted: %q", c.Notes)
+	// Config and metrics only: nothing says whether the pair runs or is
+	// cabled, so it is kept and the note names the missing evidence.
+	if !containsNote(c, "sparkqwen-pair spans spark-node-01+spark-node-02, which nothing shows linked (missing: no cluster.discovery.links entry") {
+		t.Errorf("the unproven pair is not noted: %q", c.Notes)
 	}
 }
 

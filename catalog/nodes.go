@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"sort"
 	"strings"
@@ -146,20 +147,30 @@ func (b *builder) describeHardware(n *model.Node, f nodeFacts) {
 	default:
 		sources = append(sources, "config")
 	}
+	if n.Platform == "" && f.status != nil && f.status.System != nil {
+		// The status's own OS facts, in Node.js names (LLooM's system block).
+		if s := f.status.System; s.Platform != "" && s.Arch != "" {
+			n.Platform = s.Platform + "-" + s.Arch
+		}
+	}
 	if n.Platform == "" {
 		n.Platform = platformFromLabel(f.config.Labels["architecture"])
 	}
+	// What the config says of accelerators is a claim about the hardware;
+	// it holds only where nothing measured says otherwise: a GB10 is an
+	// arm64 Linux host.
+	gb10 := slices.Contains(accel, "gb10") && (n.Platform == "" || n.Platform == "linux-arm64")
 	if len(n.Archs) == 0 {
 		// A GB10 is sm_121 and Apple Silicon is apple-metal whatever the
 		// source; other accelerators say nothing about the arch.
 		switch {
-		case slices.Contains(accel, "gb10"):
+		case gb10:
 			n.Archs = []string{"sm_121"}
 		case slices.Contains(accel, "metal") || slices.Contains(accel, "apple-gpu") || f.config.Labels["accelerator"] == "metal":
 			n.Archs = []string{"apple-metal"}
 		}
 	}
-	if n.Platform == "" && slices.Contains(accel, "gb10") {
+	if n.Platform == "" && gb10 {
 		n.Platform = "linux-arm64"
 	}
 	n.Archs = sortedUniq(n.Archs)
@@ -204,7 +215,7 @@ func (b *builder) domains(n *model.Node, f nodeFacts) []model.Domain {
 	}
 	if len(doms) == 0 {
 		d := dom{id: "system:0", kind: "system"}
-		if slices.Contains(n.Archs, "apple-metal") || slices.Contains(n.Accelerators, "gb10") {
+		if slices.Contains(n.Archs, "apple-metal") || slices.Contains(n.Accelerators, "gb10") && n.Platform == "linux-arm64" {
 			d = dom{id: "unified:0", kind: "unified"}
 		}
 		doms = append(doms, d)
@@ -275,21 +286,14 @@ func telemetryMemory(s *lloom.NodeStatus) *lloom.MemoryTelemetry {
 	return s.Telemetry.Memory
 }
 
-// buildLinks takes links from the config's discovery and from every
-// node's inventory; either side's observation is enough.
+// buildLinks takes links from every source of evidence LLooM has, where
+// either side's observation is enough: the config's discovery links, a
+// "direct" cluster topology (nodes whose fabric addresses share a subnet
+// are cabled to each other, the shape `lloom cluster discover` writes for
+// an NVIDIA Sync pair), and every node's inventory. Lanes that run across
+// nodes add theirs later (linkRunningLanes).
 func (b *builder) buildLinks() {
-	seen := map[[2]string]string{}
-	add := func(a, c, source string) {
-		if a == "" || c == "" || a == c {
-			return
-		}
-		if a > c {
-			a, c = c, a
-		}
-		if _, ok := seen[[2]string{a, c}]; !ok {
-			seen[[2]string{a, c}] = source
-		}
-	}
+	b.links = map[[2]string]string{}
 	local := b.current
 	if d := b.cfg.Cluster.Discovery; d != nil {
 		for _, l := range d.Links {
@@ -297,24 +301,236 @@ func (b *builder) buildLinks() {
 			if from == "" {
 				from = local
 			}
-			add(from, l.PeerNodeID, "config discovery")
+			b.addLink(from, l.PeerNodeID, "config discovery")
+		}
+	}
+	if b.cfg.Cluster.Topology == "direct" {
+		ids := sortedKeys(b.cfg.Cluster.Nodes)
+		for i, a := range ids {
+			for _, c := range ids[i+1:] {
+				if sameFabricSubnet(b.cfg.Cluster.Nodes[a], b.cfg.Cluster.Nodes[c]) {
+					b.addLink(a, c, "config topology direct")
+				}
+			}
 		}
 	}
 	for _, id := range sortedKeys(b.in.Nodes) {
 		if inv := b.in.Nodes[id].Inventory; inv != nil {
 			for _, l := range inv.Links {
-				add(id, l.PeerNodeID, "inventory of "+id)
+				b.addLink(id, l.PeerNodeID, "inventory of "+id)
 			}
 		}
 	}
+}
+
+// addLink records the first source that shows a and c linked.
+func (b *builder) addLink(a, c, source string) {
+	if a == "" || c == "" || a == c {
+		return
+	}
+	if a > c {
+		a, c = c, a
+	}
+	if _, ok := b.links[[2]string{a, c}]; !ok {
+		b.links[[2]string{a, c}] = source
+	}
+}
+
+// fabricAddr is a node's fabric address as the config gives it:
+// fabricAddress, else a backendHost in the NVIDIA Sync fabric range.
+func fabricAddr(n lloom.ClusterNode) (netip.Addr, bool) {
+	for _, s := range []string{n.FabricAddress, n.BackendHost} {
+		if a, err := netip.ParseAddr(s); err == nil && a.Is4() && inventory.FabricRange.Contains(a) {
+			return a, true
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// sameFabricSubnet reports whether two nodes' fabric addresses share a
+// /24: NVIDIA Sync puts each cable on its own /24 (discovery's prefixlen),
+// and a config keeps no prefix length, so /24 is assumed.
+func sameFabricSubnet(x, y lloom.ClusterNode) bool {
+	a, okA := fabricAddr(x)
+	c, okC := fabricAddr(y)
+	if !okA || !okC || a == c {
+		return false
+	}
+	pa, _ := a.Prefix(24)
+	return pa.Contains(c)
+}
+
+// linkRunningLanes adds the links a multi-node lane shows by running: a
+// tensor-parallel lane cannot run across nodes that are not cabled to each
+// other. A lane whose status rows say it runs (healthy, or running or
+// external) on every one of its nodes is evidence. A lane that is not known
+// to be stopped but whose nodes give no status and no other evidence is kept
+// as it runs, with a note naming the evidence that is missing: stopping a
+// lane that serves for want of a link record is the wrong answer.
+func (b *builder) linkRunningLanes() {
+	for _, v := range b.pool.Variants {
+		if v.Kind == model.Recipe || len(v.Placements) != 1 {
+			continue
+		}
+		nodes := v.Placements[0].Nodes
+		if len(nodes) < 2 || b.linked(nodes) {
+			continue
+		}
+		if b.unreachableAmong(nodes) {
+			continue
+		}
+		if b.runsOnAll(v) {
+			b.linkAll(nodes, "running lane "+v.ID)
+			continue
+		}
+		status := b.laneStatus(v)
+		if b.unknownStatus(v) && !stoppedStatus(status) {
+			b.linkAll(nodes, "assumed: "+v.ID+" is configured there and not known to be stopped")
+			b.note("%s spans %s, which nothing shows linked (missing: %s); it is kept where it is configured, since no node status says it is stopped", v.ID, joinNodes(nodes), b.missingEvidence(nodes))
+		}
+	}
+}
+
+func (b *builder) linked(nodes []string) bool {
+	for i, a := range nodes {
+		for _, c := range nodes[i+1:] {
+			x, y := a, c
+			if x > y {
+				x, y = y, x
+			}
+			if _, ok := b.links[[2]string{x, y}]; !ok {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func (b *builder) linkAll(nodes []string, source string) {
+	for i, a := range nodes {
+		for _, c := range nodes[i+1:] {
+			b.addLink(a, c, source)
+		}
+	}
+}
+
+func (b *builder) unreachableAmong(nodes []string) bool {
+	for _, n := range nodes {
+		if _, ok := b.opts.Unreachable[n]; ok {
+			return true
+		}
+		if st := b.in.Nodes[n].Status; st != nil && !st.Reachable && st.Telemetry == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// laneRows are the status rows of a lane on node n: the runtime's own and
+// its distributed members'.
+func (b *builder) laneRows(v model.Variant, n string) []lloom.RuntimeStatus {
+	st := b.in.Nodes[n].Status
+	if st == nil {
+		return nil
+	}
+	var rows []lloom.RuntimeStatus
+	for _, id := range []string{v.Runtime, strings.TrimPrefix(v.ID, "pool:")} {
+		if row, ok := st.RuntimeManager.Runtimes[id]; ok {
+			rows = append(rows, row)
+		}
+	}
+	for _, rid := range sortedKeys(b.variantOf) {
+		if b.variantOf[rid] == v.ID {
+			if row, ok := st.RuntimeManager.Runtimes[rid]; ok && (row.Node == "" || row.Node == n) {
+				rows = append(rows, row)
+			}
+		}
+	}
+	return rows
+}
+
+// runsOnAll reports whether a status row on every node of the lane says
+// it serves: healthy, or running or external.
+func (b *builder) runsOnAll(v model.Variant) bool {
+	for _, n := range v.Placements[0].Nodes {
+		ok := false
+		for _, row := range b.laneRows(v, n) {
+			if (row.Healthy != nil && *row.Healthy) || row.Status == "running" || row.Status == "external" {
+				ok = true
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// unknownStatus reports whether no node of the lane has a status row for
+// it: nothing says whether it runs.
+func (b *builder) unknownStatus(v model.Variant) bool {
+	for _, n := range v.Placements[0].Nodes {
+		for _, row := range b.laneRows(v, n) {
+			if row.Status != "" || row.Healthy != nil {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func stoppedStatus(s string) bool { return s == "stopped" || s == "exited" || s == "missing" }
+
+// missingEvidence names each source of link evidence that says nothing
+// about nodes, for a note an operator can act on.
+func (b *builder) missingEvidence(nodes []string) string {
+	var out []string
+	out = append(out, "no cluster.discovery.links entry joins them")
+	switch {
+	case b.cfg.Cluster.Topology != "direct":
+		out = append(out, "cluster.topology is not \"direct\"")
+	default:
+		out = append(out, "their backendHost/fabricAddress share no 10.100.x fabric /24")
+	}
+	inv := false
+	for _, n := range nodes {
+		if b.in.Nodes[n].Inventory != nil {
+			inv = true
+		}
+	}
+	if inv {
+		out = append(out, "no node inventory reports a fabric link between them")
+	} else {
+		out = append(out, "no node inventory (a gateway with ?inventory=1 or poolsolve serve reports fabric links)")
+	}
+	out = append(out, "no status row shows the lane running on all of them")
+	return strings.Join(out, "; ")
+}
+
+// finishLinks puts the links found between known nodes into the pool.
+func (b *builder) finishLinks() {
 	known := map[string]bool{}
 	for _, n := range b.pool.Nodes {
 		known[n.ID] = true
 	}
-	for k, src := range seen {
+	for _, k := range sortedKeys2(b.links) {
 		if !known[k[0]] || !known[k[1]] {
 			continue // a discovered peer not yet added to the cluster
 		}
-		b.pool.Links = append(b.pool.Links, model.Link{A: k[0], B: k[1], Source: src})
+		b.pool.Links = append(b.pool.Links, model.Link{A: k[0], B: k[1], Source: b.links[k]})
 	}
+}
+
+func sortedKeys2(m map[[2]string]string) [][2]string {
+	out := make([][2]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i][0] != out[j][0] {
+			return out[i][0] < out[j][0]
+		}
+		return out[i][1] < out[j][1]
+	})
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/poolsolve/poolsolve/fleet"
@@ -42,16 +43,32 @@ func (b *builder) buildModels() {
 }
 
 func (b *builder) externalPerformance(id string) model.Performance {
-	if m := b.in.Metrics; m != nil {
-		if bk := lloom.Bucket(m.Models, id); bk != nil && bk.Requests > 0 && bk.AvgFirstContentMs != nil && *bk.AvgFirstContentMs > 0 {
-			p := model.Performance{FirstTokenMs: *bk.AvgFirstContentMs, Source: "metrics:" + id}
-			if bk.AvgDurationMs != nil {
-				p.TotalMs = *bk.AvgDurationMs
-			}
-			return p
+	if bk := b.busiestBucket([]string{id}); bk != nil {
+		p := model.Performance{FirstTokenMs: *bk.AvgFirstContentMs, Source: "metrics:" + id}
+		if bk.AvgDurationMs != nil {
+			p.TotalMs = *bk.AvgDurationMs
 		}
+		return p
 	}
 	return model.Performance{FirstTokenMs: b.pool.Settings.ExternalFirstTokenMs, Source: "policy external.firstTokenMs"}
+}
+
+// busiestBucket is the model bucket with the most requests and a measured
+// first token among the models, over every gateway's metrics.
+func (b *builder) busiestBucket(models []string) *lloom.MetricsBucket {
+	var best *lloom.MetricsBucket
+	for _, d := range b.metricsDocs() {
+		for _, id := range models {
+			bk := lloom.Bucket(d.m.Models, id)
+			if bk == nil || bk.Requests == 0 || bk.AvgFirstContentMs == nil || *bk.AvgFirstContentMs <= 0 {
+				continue
+			}
+			if best == nil || bk.Requests > best.Requests {
+				best = bk
+			}
+		}
+	}
+	return best
 }
 
 func (b *builder) policyFile() string {
@@ -143,83 +160,251 @@ func (b *builder) knownOnly(ids []string) []string {
 	return out
 }
 
+// metricsDoc is one gateway's metrics: the fleet's (node "") or one
+// node's own.
+type metricsDoc struct {
+	node string
+	m    *lloom.Metrics
+}
+
+// metricsDocs are the fleet's metrics, else each node's, by node id.
+func (b *builder) metricsDocs() []metricsDoc {
+	var out []metricsDoc
+	if b.in.Metrics != nil {
+		out = append(out, metricsDoc{"", b.in.Metrics})
+	}
+	for _, id := range sortedKeys(b.in.Nodes) {
+		if m := b.in.Nodes[id].Metrics; m != nil {
+			out = append(out, metricsDoc{id, m})
+		}
+	}
+	return out
+}
+
+// demandPart is what one gateway's metrics say of demand.
+type demandPart struct {
+	alias, direct map[string]float64
+	// how says, per alias, how its share was found: "requested",
+	// "split:recent", "split:history" or "split:even".
+	how map[string]string
+	// forwarded are requests this gateway sent on to a peer gateway, by
+	// peer and model: the peer counts them again.
+	forwarded map[string]map[string]float64
+}
+
 // buildDemand reads requests per alias and per directly requested model.
-// Requested buckets (keyed by what the client asked for) are used when the
-// metrics have them; otherwise each model's requests are split across the
-// aliases that route to it first, in the proportions the recent request
-// entries show, else evenly.
+// Every LLooM gateway counts what it answered, so a cluster's demand is
+// the sum over its nodes' metrics (or the one document given for the
+// fleet). Within one gateway, requested buckets (keyed by what the client
+// asked for) are used when it has them; otherwise each model's requests
+// are split across the aliases that route to it first, in the
+// proportions its recent request entries show, else those of the demand
+// history, else evenly. Failed requests are not demand; requests a gateway
+// forwarded to a peer count once (docs/gateway.md says how).
 func (b *builder) buildDemand() {
-	m := b.in.Metrics
-	if m == nil {
+	docs := b.metricsDocs()
+	if len(docs) == 0 {
 		b.note("no metrics given: demand is zero, so latency weighs nothing and the plan only keeps coverage, fallbacks and churn")
 		return
 	}
-	models, requested := b.demandBuckets(m)
 	aliasDemand := map[string]float64{}
-	aliasSource := map[string]string{}
 	direct := map[string]float64{}
-	if len(requested) > 0 {
-		for _, bk := range requested {
-			if _, ok := b.cfg.Aliases[bk.ID]; ok {
-				aliasDemand[bk.ID] += float64(bk.Requests)
-				aliasSource[bk.ID] = "requested"
-			} else if b.isModel(bk.ID) {
-				direct[bk.ID] += float64(bk.Requests)
+	hows := map[string]map[string]float64{} // alias -> how -> requests
+	forwarded := map[string]map[string]float64{}
+	var from []string
+	for _, d := range docs {
+		part := b.demandOf(d)
+		if d.node != "" {
+			from = append(from, d.node)
+		}
+		for k, v := range part.alias {
+			aliasDemand[k] += v
+			if hows[k] == nil {
+				hows[k] = map[string]float64{}
+			}
+			hows[k][part.how[k]] += v
+		}
+		for k, v := range part.direct {
+			direct[k] += v
+		}
+		for peer, ms := range part.forwarded {
+			if forwarded[peer] == nil {
+				forwarded[peer] = map[string]float64{}
+			}
+			for m, v := range ms {
+				forwarded[peer][m] += v
 			}
 		}
-	} else {
-		primaryOf := map[string][]string{} // model -> aliases routed to it first
-		for _, a := range b.pool.Aliases {
-			if len(a.Members) > 0 {
-				primaryOf[a.Members[0]] = append(primaryOf[a.Members[0]], a.ID)
-			}
-		}
-		for _, bk := range models {
-			if bk.Requests == 0 || !b.isModel(bk.ID) {
+	}
+	// A forwarded request reaches the peer as a request for the model by
+	// its own id: take it off the peer's direct demand.
+	for _, peer := range sortedKeys(forwarded) {
+		for _, m := range sortedKeys(forwarded[peer]) {
+			if b.in.Nodes[peer].Metrics == nil {
 				continue
 			}
-			aliases := primaryOf[bk.ID]
-			counts := map[string]float64{}
-			total := 0.0
-			for _, e := range m.Recent {
-				if e.Model != bk.ID {
-					continue
-				}
-				if slices.Contains(aliases, e.RequestedModel) || e.RequestedModel == bk.ID {
-					counts[e.RequestedModel]++
-					total++
-				}
-			}
-			req := float64(bk.Requests)
-			switch {
-			case total > 0:
-				for _, k := range sortedKeys(counts) {
-					share := req * counts[k] / total
-					if k == bk.ID {
-						direct[k] += share
-					} else {
-						aliasDemand[k] += share
-						aliasSource[k] = "split:recent"
-					}
-				}
-			case len(aliases) > 0:
-				for _, a := range aliases {
-					aliasDemand[a] += req / float64(len(aliases))
-					aliasSource[a] = "split:even"
-				}
-			default:
-				direct[bk.ID] += req
+			peerPart := b.demandOf(metricsDoc{peer, b.in.Nodes[peer].Metrics})
+			cut := math.Min(forwarded[peer][m], peerPart.direct[m])
+			if cut > 0 {
+				direct[m] -= cut
+				b.note("demand: %s requests for %s that a gateway forwarded to %s are counted once, where the client asked", fmtNum(cut), m, peer)
 			}
 		}
+	}
+	src := "the metrics"
+	if len(from) > 0 {
+		src = "the metrics of " + strings.Join(from, ", ")
 	}
 	for i := range b.pool.Aliases {
 		a := &b.pool.Aliases[i]
 		a.Demand = round3(aliasDemand[a.ID])
-		a.DemandSource = aliasSource[a.ID]
+		a.DemandSource = howText(hows[a.ID])
+		if a.Demand > 0 {
+			b.note("demand %s: %s requests from %s, %s", a.ID, fmtNum(a.Demand), src, howWords(hows[a.ID]))
+		}
 	}
 	for i := range b.pool.Models {
-		b.pool.Models[i].DirectDemand = round3(direct[b.pool.Models[i].ID])
+		b.pool.Models[i].DirectDemand = round3(math.Max(0, direct[b.pool.Models[i].ID]))
 	}
+}
+
+// howText names how an alias's demand was found: one way, or each way
+// with its requests when gateways differ ("split:recent 9 + split:even 4").
+func howText(h map[string]float64) string {
+	ks := sortedKeys(h)
+	switch len(ks) {
+	case 0:
+		return ""
+	case 1:
+		return ks[0]
+	}
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = k + " " + fmtNum(h[k])
+	}
+	return strings.Join(parts, " + ")
+}
+
+// howWords says howText in words for the plan's notes.
+func howWords(h map[string]float64) string {
+	words := map[string]string{
+		"requested":     "counted by requested id",
+		"split:recent":  "split by the recent requests",
+		"split:history": "split by the demand history (the gateway's recent requests are gone, e.g. after a restart)",
+		"split:even":    "split evenly (neither recent requests nor a demand history show the split: give --demand-history)",
+	}
+	ks := sortedKeys(h)
+	if len(ks) == 1 {
+		return words[ks[0]]
+	}
+	parts := make([]string, len(ks))
+	for i, k := range ks {
+		parts[i] = fmtNum(h[k]) + " " + words[k]
+	}
+	return strings.Join(parts, "; ")
+}
+
+func fmtNum(x float64) string {
+	return strconv.FormatFloat(round3(x), 'f', -1, 64)
+}
+
+// served is a bucket's requests that were answered: LLooM counts every
+// request that did not end 2xx/3xx in errors.
+func served(bk lloom.MetricsBucket) float64 {
+	return math.Max(0, float64(bk.Requests-bk.Errors))
+}
+
+// failed reports whether an entry is a request the gateway failed (5xx):
+// not demand.
+func failed(e lloom.MetricsEntry) bool { return e.Status != nil && *e.Status >= 500 }
+
+// demandOf reads one gateway's metrics.
+func (b *builder) demandOf(d metricsDoc) demandPart {
+	part := demandPart{alias: map[string]float64{}, direct: map[string]float64{}, how: map[string]string{}, forwarded: map[string]map[string]float64{}}
+	m := d.m
+	models, requested := b.demandBuckets(m)
+	if len(requested) > 0 {
+		for _, bk := range requested {
+			if _, ok := b.cfg.Aliases[bk.ID]; ok {
+				part.alias[bk.ID] += served(bk)
+				part.how[bk.ID] = "requested"
+			} else if b.isModel(bk.ID) {
+				part.direct[bk.ID] += served(bk)
+			}
+		}
+		return part
+	}
+	primaryOf := map[string][]string{} // model -> aliases routed to it first
+	for _, a := range b.pool.Aliases {
+		if len(a.Members) > 0 {
+			primaryOf[a.Members[0]] = append(primaryOf[a.Members[0]], a.ID)
+		}
+	}
+	for _, bk := range models {
+		req := served(bk)
+		if req == 0 || !b.isModel(bk.ID) {
+			continue
+		}
+		aliases := primaryOf[bk.ID]
+		counts := map[string]float64{}
+		total := 0.0
+		fwd := map[string]float64{}
+		for _, e := range m.Recent {
+			if e.Model != bk.ID || failed(e) {
+				continue
+			}
+			if slices.Contains(aliases, e.RequestedModel) || e.RequestedModel == bk.ID {
+				counts[e.RequestedModel]++
+				total++
+				if d.node != "" && e.Node != "" && e.Node != d.node && b.isClusterNode(e.Node) {
+					fwd[e.Node]++
+				}
+			}
+		}
+		how := "split:recent"
+		if total == 0 && d.node != "" {
+			if h := b.in.DemandHistory.Split(d.node, bk.ID); len(h) > 0 {
+				for k, n := range h {
+					if slices.Contains(aliases, k) || k == bk.ID {
+						counts[k] += n
+						total += n
+					}
+				}
+				how = "split:history"
+			}
+		}
+		for peer, n := range fwd {
+			if part.forwarded[peer] == nil {
+				part.forwarded[peer] = map[string]float64{}
+			}
+			part.forwarded[peer][bk.ID] += req * n / total
+		}
+		switch {
+		case total > 0:
+			for _, k := range sortedKeys(counts) {
+				share := req * counts[k] / total
+				if k == bk.ID {
+					part.direct[k] += share
+				} else {
+					part.alias[k] += share
+					part.how[k] = how
+				}
+			}
+		case len(aliases) > 0:
+			for _, a := range aliases {
+				part.alias[a] += req / float64(len(aliases))
+				part.how[a] = "split:even"
+			}
+		default:
+			part.direct[bk.ID] += req
+		}
+	}
+	return part
+}
+
+func (b *builder) isClusterNode(id string) bool {
+	_, ok := b.cfg.Cluster.Nodes[id]
+	return ok
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
@@ -436,6 +621,9 @@ func (b *builder) buildCurrent() {
 			continue
 		}
 		status := b.laneStatus(v)
+		if b.unreachableAmong(v.Placements[0].Nodes) {
+			status = model.LaneUnknown
+		}
 		if v.Kind == model.Unmanaged && (status == "stopped" || status == "exited" || status == "missing") {
 			b.note("%s is %s now: not counted as running", v.ID, status)
 			continue

@@ -65,9 +65,6 @@ func (b *builder) buildVariants() {
 	}
 	b.addPoolVariants()
 	b.addFederatedVariants()
-	if b.opts.ConsiderInstalls {
-		b.addRecipeVariants()
-	}
 }
 
 // poolBlock returns the first pool block among models (sorted), if any.
@@ -633,27 +630,15 @@ func (b *builder) cliquePlacements(k int, mem float64) []model.Placement {
 // performance takes live gateway metrics for the lane's models, else the
 // best matching benchmark, else the policy default.
 func (b *builder) performance(models []string, recipe string, nodes []string, maxSeqs int) model.Performance {
-	if m := b.in.Metrics; m != nil {
-		var best *lloom.MetricsBucket
-		for _, id := range models {
-			bk := lloom.Bucket(m.Models, id)
-			if bk == nil || bk.Requests == 0 || bk.AvgFirstContentMs == nil || *bk.AvgFirstContentMs <= 0 {
-				continue
-			}
-			if best == nil || bk.Requests > best.Requests {
-				best = bk
-			}
+	if best := b.busiestBucket(models); best != nil {
+		p := model.Performance{FirstTokenMs: *best.AvgFirstContentMs, Source: "metrics:" + best.ID}
+		if best.AvgDurationMs != nil {
+			p.TotalMs = *best.AvgDurationMs
 		}
-		if best != nil {
-			p := model.Performance{FirstTokenMs: *best.AvgFirstContentMs, Source: "metrics:" + best.ID}
-			if best.AvgDurationMs != nil {
-				p.TotalMs = *best.AvgDurationMs
-			}
-			if best.DecodeTokensPerSecond != nil {
-				p.DecodeTokPerSec = *best.DecodeTokensPerSecond
-			}
-			return p
+		if best.DecodeTokensPerSecond != nil {
+			p.DecodeTokPerSec = *best.DecodeTokensPerSecond
 		}
+		return p
 	}
 	if p, ok := b.benchmarkPerformance(models, recipe, nodes, maxSeqs); ok {
 		return p

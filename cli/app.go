@@ -49,10 +49,14 @@ func RunSince(start time.Time, args []string, stdin io.Reader, stdout, stderr io
 	raw := stderr
 	stderr = &redactingWriter{w: stderr}
 	app := newApp(stdin, stdout, stderr)
-	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start}
+	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start, rawArgsKey: args}
 	err := app.Run(args)
 	if err == nil {
 		return ExitOK
+	}
+	// urfave's help command reports a topic it does not know this way.
+	if topic, ok := strings.CutPrefix(err.Error(), "No help topic for '"); ok {
+		err = commandNotFound(app, strings.TrimSuffix(topic, "'"))
 	}
 	if msg := err.Error(); msg != "" {
 		fmt.Fprintf(stderr, "poolsolve: %s\n", msg)
@@ -76,6 +80,12 @@ func exitCode(err error) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	// poolsolve's own code returns exitError; an ExitCoder comes from
+	// urfave itself, for help on a command that does not exist.
+	var ec cli.ExitCoder
+	if errors.As(err, &ec) {
+		return ExitBadInput
+	}
 	var ie *lloom.InputError
 	var ps lloom.Problems
 	if errors.As(err, &ie) || errors.As(err, &ps) {
@@ -85,9 +95,10 @@ func exitCode(err error) int {
 }
 
 func newApp(stdin io.Reader, stdout, stderr io.Writer) *cli.App {
-	return &cli.App{
-		Name:  "poolsolve",
-		Usage: "plan where model-serving lanes run across a pool of machines, and prove how good the plan is",
+	app := &cli.App{
+		Name:    "poolsolve",
+		Usage:   "plan where model-serving lanes run across a pool of machines, and prove how good the plan is",
+		Version: version(),
 		Description: `poolsolve reads an LLooM fleet (config.json, fleet profiles, node status,
 metrics, benchmarks, recipes, and its own pool.toml) and answers which model
 lanes should run on which node, with which residency, how each alias should
@@ -95,15 +106,26 @@ route, and what that changes from what runs now. It is a dry run: nothing is
 started, stopped or rerouted.
 
 Give the inputs either as one fleet bundle (--fleet FILE) or as separate
-files (--config, --profiles, --policy, --metrics, --status, ...).`,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
-		HideHelpCommand: true,
+files (--config, --profiles, --policy, --metrics, --status, ...). The common
+flags also read POOLSOLVE_<FLAG> from the environment (POOLSOLVE_FLEET,
+POOLSOLVE_TIME_LIMIT, ...); a flag on the command line wins.
+
+'poolsolve help COMMAND' or 'poolsolve COMMAND -h' shows a command's flags,
+examples and exit codes. Every command exits 2 on a usage error (an unknown
+command or flag, a bad value) and on bad input files.
+
+Examples:
+   poolsolve plan --fleet examples/spark-fleet.json
+   poolsolve help plan
+   poolsolve --version`,
+		Reader:    stdin,
+		Writer:    stdout,
+		ErrWriter: stderr,
 		// --pin RUNTIME=NODE,NODE carries commas of its own; repeat a
 		// flag instead of comma-separating it.
 		DisableSliceFlagSeparator: true,
-		Suggest:                   true,
+		EnableBashCompletion:      true,
+		BashComplete:              complete,
 		// Errors are printed once, by Run, with their exit code; urfave's
 		// own handler would exit the process.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -117,11 +139,19 @@ files (--config, --profiles, --policy, --metrics, --status, ...).`,
 			inventoryCommand(),
 			serveCommand(),
 			benchCommand(),
+			completionCommand(),
 		},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return &exitError{ExitBadInput, err}
-		},
+		Action:       unknownCommand,
+		OnUsageError: usageError,
 	}
+	for _, cmd := range app.Commands {
+		cmd.OnUsageError = usageError
+		cmd.BashComplete = complete
+		if cmd.Before == nil && cmd.Name != "completion" {
+			cmd.Before = noArguments
+		}
+	}
+	return app
 }
 
 // rawStderrKey holds stderr without redaction, for the one line that must

@@ -54,18 +54,22 @@ done, and the level-4 optimum an external solver proved, dashed. The solver
 reports progress only after its first second, so fast instances show their
 first plan and their end.
 
+'poolsolve bench' alone (or with --suite benchmarks/fixtures from a
+checkout) runs the committed suite with every installed solver, 10 s each:
+several minutes. docs/benchmarks.md has the commands behind its figures;
+the examples below are quick.
+
 Exit codes:
    0  every instance ran and every poolsolve plan passed the evaluator
    2  bad flags or suite files
    4  a poolsolve plan failed the evaluator, or another failure
 
 Examples:
-   poolsolve bench
-   poolsolve bench --sizes 3x10,24x60-tight,256x1000 --time-limit 10s
-   poolsolve bench --solvers exact,greedy,cbc,highs,clasp --format json > bench.json
+   poolsolve bench --sizes 3x10,8x20 --time-limit 2s
+   poolsolve bench --sizes 3x10,24x60-tight --solvers exact,greedy --time-limit 2s --format json > bench.json
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy,clasp --format markdown
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy --time-limit 2s --trace-svg trace.svg --trace-of 8x20
-   poolsolve bench --suite benchmarks/fixtures --svg bench.svg
+   poolsolve bench --sizes 3x10,8x20,24x60 --solvers exact,greedy --time-limit 1s --svg bench.svg
    poolsolve bench --sizes 24x60-tight --write-fleet fleet-24x60.json`
 
 func benchCommand() *cli.Command {
@@ -85,7 +89,7 @@ func benchCommand() *cli.Command {
 			&cli.StringFlag{Name: "solvers", Usage: "comma-separated `LIST` of exact, greedy, cbc, highs, clasp (default: exact, greedy and the installed externals)"},
 			&cli.StringFlag{Name: "tools-dir", Usage: "where the npm package highs lives (`DIR`; default benchmarks/.tools, git-ignored, when run from the repository, else the user cache)", TakesFile: true},
 			&cli.StringFlag{Name: "write-fleet", Usage: "write the single instance's fleet bundle to `FILE` and exit (with one --sizes entry)", TakesFile: true},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 		},
 		OnUsageError: usageError,
 		Action:       runBench,

@@ -109,6 +109,7 @@ func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 	snap := filepath.Join(f.dir, "fleet.json")
 	exp := filepath.Join(f.dir, "instance.json")
 	opb := filepath.Join(f.dir, "instance.opb")
+	hist := filepath.Join(f.dir, "demand-history.json")
 	root := filepath.Join(f.dir, "sk-canary-root-0123")
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
@@ -123,8 +124,9 @@ func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 		live("catalog", "--format", "json"),
 		live("catalog", "--consider-installs", "--format", "json"),
 		live("validate"),
-		live("snapshot", "-o", snap),
+		live("snapshot", "-o", snap, "--demand-history", hist),
 		live("snapshot"),
+		live("plan", "--solver", "greedy", "--emit-profile", "planned-check", "--lloom-version", "0.2.3"),
 		{"plan", "--fleet", snap, "--solver", "greedy"},
 		{"catalog", "--fleet", snap},
 		{"export", "--fleet", snap, "--format", "json", "-o", exp},
@@ -140,7 +142,7 @@ func TestCanariesInEveryShapeReachNoOutput(t *testing.T) {
 		noCanary(t, strings.Join(args[:1], " ")+" stdout", stdout)
 		noCanary(t, strings.Join(args[:1], " ")+" stderr", stderr)
 	}
-	for _, file := range []string{snap, exp, opb} {
+	for _, file := range []string{snap, exp, opb, hist} {
 		data, err := os.ReadFile(file)
 		if err != nil {
 			t.Fatal(err)

@@ -24,10 +24,15 @@ variants with requirements, memory (and its source: estimate or measured RSS)
 and performance (and its source: metrics, a benchmark, or the default);
 aliases with their members, route profiles and demand; pins; what runs now.
 
+Exit codes:
+   0  the pool was printed
+   2  bad flags or input files
+   4  any other failure
+
 Examples:
    poolsolve catalog --fleet examples/spark-fleet.json
-   poolsolve catalog --config config.json --metrics metrics.json --format json
-   poolsolve catalog --fleet fleet.json --consider-installs --cordon spark-node-02`,
+   poolsolve catalog --config examples/spark-fleet/config.json --metrics examples/spark-fleet/metrics.json --format json
+   poolsolve catalog --fleet examples/spark-fleet.json --consider-installs --cordon spark-node-02`,
 		Flags:        append(append(inputFlags(), poolFlags()...), formatFlag()),
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {
@@ -46,8 +51,6 @@ Examples:
 		},
 	}
 }
-
-func usageError(_ *cli.Context, err error, _ bool) error { return &exitError{ExitBadInput, err} }
 
 func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 	doc := struct {
@@ -195,11 +198,18 @@ func validateCommand() *cli.Command {
 		Usage: "report every problem in the inputs at once",
 		Description: `Reads every input, checks each against LLooM's rules and poolsolve's, and
 reports all problems together, each with its file, JSON path or TOML key,
-and what was expected. Exits 0 when the inputs are sound, 2 otherwise.
+and what was expected. A file it cannot read (missing, not well-formed JSON
+or TOML, a value of the wrong type, an unknown pool.toml key) stops the
+reading there, with that one error: what it holds cannot be checked.
+
+Exit codes:
+   0  the inputs are sound
+   2  bad flags, or problems in the inputs (each printed on stderr)
+   4  any other failure
 
 Examples:
    poolsolve validate --fleet examples/spark-fleet.json
-   poolsolve validate --config config.json --policy pool.toml --profiles profiles/`,
+   poolsolve validate --config examples/spark-fleet/config.json --policy examples/spark-fleet/pool.toml --profiles examples/spark-fleet/profiles/`,
 		Flags:        append(inputFlags(), poolFlags()...),
 		OnUsageError: usageError,
 		Action: func(c *cli.Context) error {

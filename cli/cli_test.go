@@ -112,7 +112,7 @@ func TestHelpDocumentsExitCodesAndExamples(t *testing.T) {
 	if code != ExitOK {
 		t.Fatalf("exit %d", code)
 	}
-	for _, w := range []string{"Exit codes:", "0  a plan was found and it changes nothing", "3  the hard constraints", "Examples:", "--cordon", "--pin", "--time-limit"} {
+	for _, w := range []string{"Exit codes, and what each means for a CI job", "0  a plan was found and it changes nothing", "3  the hard constraints", "Examples:", "--cordon", "--pin", "--time-limit"} {
 		if !strings.Contains(out, w) {
 			t.Errorf("plan --help lacks %q", w)
 		}

@@ -50,8 +50,8 @@ Exit codes:
 Examples:
    poolsolve export --fleet examples/spark-fleet.json --format opb -o spark.opb
    poolsolve export --fleet examples/spark-fleet.json --format lp --level 4 -o spark-l4.lp
-   poolsolve export --fleet fleet.json --format lp --level 3 --fix L1=0,L2=0 -o l3.lp
-   poolsolve export --fleet fleet.json --format cnf --cordon spark-node-02 -o hard.cnf
+   poolsolve export --fleet examples/spark-fleet.json --format lp --level 3 --fix L1=0,L2=0 -o l3.lp
+   poolsolve export --fleet examples/spark-fleet.json --format cnf --cordon spark-node-02 -o hard.cnf
    cbc spark-l4.lp sec 60 ratio 0 solve solu spark-l4.sol`
 
 func exportCommand() *cli.Command {
@@ -64,8 +64,8 @@ func exportCommand() *cli.Command {
 			&cli.IntFlag{Name: "level", Usage: "minimise objective level `N` (1-4) alone", Category: "Objective"},
 			&cli.BoolFlag{Name: "flatten", Usage: "minimise the four levels at once, weighted (default for opb, lp, wcnf)", Category: "Objective"},
 			&cli.StringSliceFlag{Name: "fix", Usage: "bound levels, as `L1=0,L2=3` (level <= value; repeatable)", Category: "Objective"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "time for poolsolve's solve (levels not given with --fix) and for the feasibility check (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for poolsolve's solve (default: pool.toml solver.seed)", Category: "Solver"},
+			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "time for poolsolve's solve (levels not given with --fix) and for the feasibility check", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for poolsolve's solve", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
 		),
 		OnUsageError: usageError,

@@ -25,21 +25,29 @@ var liveReplaces = []string{"fleet", "status", "cluster", "metrics", "machine-pr
 // other local files (policy, profiles, benchmarks, recipes, inventories).
 func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	for _, f := range liveReplaces {
-		if c.IsSet(f) {
-			return nil, badInput("--gateway reads node status and metrics from the gateway; do not also give --%s", f)
+		if given(c, f) {
+			return nil, badInput("%s reads node status and metrics from the gateway; do not also give %s", flagLabel(c, "gateway"), flagLabel(c, f))
 		}
 	}
-	if !c.IsSet("config") {
+	if !given(c, "config") {
 		return nil, badInput("--gateway needs --config FILE: a gateway does not serve its config")
 	}
+	if c.Duration("gateway-timeout") <= 0 {
+		return nil, badInput("--gateway-timeout %s: expected a positive duration", c.Duration("gateway-timeout"))
+	}
 	src := fleet.Sources{
-		Config:      c.String("config"),
-		ProfilesDir: c.String("profiles"),
-		Policy:      c.String("policy"),
-		Benchmarks:  c.StringSlice("benchmarks"),
-		Recipes:     c.StringSlice("recipes"),
+		DemandHistory: c.String("demand-history"),
+		Config:        inputString(c, "config"),
+		ProfilesDir:   inputString(c, "profiles"),
+		Policy:        inputString(c, "policy"),
 	}
 	var err error
+	if src.Benchmarks, err = expandGlobs("benchmarks", c.StringSlice("benchmarks"), false); err != nil {
+		return nil, err
+	}
+	if src.Recipes, err = expandGlobs("recipes", c.StringSlice("recipes"), false); err != nil {
+		return nil, err
+	}
 	if src.Inventory, src.InventoryFiles, err = nodeFiles("inventory", c.StringSlice("inventory"), true); err != nil {
 		return nil, err
 	}
@@ -49,18 +57,18 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	}
 	// Messages name the gateway by the URL the operator gave, unless it
 	// carries what the fetch refuses: credentials or a query.
-	if u, err := url.Parse(c.String("gateway")); err == nil && u.User == nil && u.RawQuery == "" && u.Fragment == "" {
-		keepInMessages(c, c.String("gateway"))
+	gw := inputString(c, "gateway")
+	if u, err := url.Parse(gw); err == nil && u.User == nil && u.RawQuery == "" && u.Fragment == "" {
+		keepInMessages(c, gw)
 	}
 	key, err := apiKey(c.String("api-key-env"), base.Config)
 	if err != nil {
 		return nil, err
 	}
-	opts := gateway.Options{URL: c.String("gateway"), APIKey: key, Config: base.Config}
+	opts := gateway.Options{URL: gw, APIKey: key, Config: base.Config}
 	if base.Policy != nil {
 		opts.MetricsPeriod = base.Policy.Demand.Period
 	}
-	// Only snapshot has the flag; plan and catalog take the default.
 	opts.Timeout = c.Duration("gateway-timeout")
 	fl, err := gateway.Fetch(c.Context, opts)
 	if err != nil {
@@ -73,12 +81,45 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	for _, p := range fl.Problems {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", fl.Source, p)
 	}
+	if err := recordHistory(c, fl, base); err != nil {
+		return nil, err
+	}
 	in, err := fl.Inputs(base)
 	if err != nil {
 		return nil, inputErr(err)
 	}
 	c.App.Metadata[liveFleetKey] = fl
 	return in, nil
+}
+
+// recordHistory adds the recent requests each node's metrics show to the
+// demand history, and writes it back when --demand-history names a file:
+// the split stays known after a gateway restart empties recent[].
+func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error {
+	path := c.String("demand-history")
+	if path == "" {
+		return nil
+	}
+	if base.DemandHistory == nil {
+		base.DemandHistory = &fleet.DemandHistory{Schema: fleet.HistorySchema}
+	}
+	for _, id := range fl.MetricsFrom() {
+		m, err := lloom.ParseMetrics(fl.Nodes[id].Metrics, id+" /gateway/metrics")
+		if err != nil {
+			continue // Fetch parsed it already; not expected
+		}
+		base.DemandHistory.Record(id, m)
+	}
+	// Written even when nothing was added, so the file exists from the
+	// first run on; the same history gives the same bytes.
+	data, err := base.DemandHistory.Marshal()
+	if err == nil {
+		err = fleet.WriteFileAtomic(path, data)
+	}
+	if err != nil {
+		return errorf("write the demand history %s: %v", path, err)
+	}
+	return nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

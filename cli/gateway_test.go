@@ -77,6 +77,18 @@ func newLiveFleet(t *testing.T, key string, shape gatewayShape, change func(cfg,
 		"enabled": true, "id": "spark-cluster", "nodeId": "spark-node-01", "leaderNode": "spark-node-01", "nodes": nodes,
 	}}
 	metrics := b["metrics"].(map[string]any)
+	// The bundle's endpoints are fabric addresses; a test sends nothing
+	// off loopback, so each node's endpoint is a peer that has no
+	// metrics (the bundle's metrics are the gateway's own).
+	peer := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":{"message":"unknown route: ` + r.URL.Path + `","type":"invalid_request_error","code":"not_found"}}`))
+	}))
+	t.Cleanup(peer.Close)
+	for _, n := range cfg["cluster"].(map[string]any)["nodes"].(map[string]any) {
+		n.(map[string]any)["endpoint"] = peer.URL
+	}
 	if change != nil {
 		change(cfg, cluster, metrics)
 	}
@@ -140,6 +152,15 @@ func livePlanJSON(t *testing.T, out string) map[string]any {
 		t.Fatalf("not a JSON plan: %v\n%s", err, out)
 	}
 	delete(p, "fleet")
+	// The demand notes name where the metrics came from: the live run's
+	// nodes, the files' one document. The figures are compared in routes.
+	var notes []any
+	for _, n := range planNotes(p) {
+		if !strings.HasPrefix(n, "demand ") {
+			notes = append(notes, n)
+		}
+	}
+	p["notes"] = notes
 	return p
 }
 
@@ -224,7 +245,7 @@ func TestGatewayFlagsAreChecked(t *testing.T) {
 		{"a gateway URL with credentials", []string{"plan", "--gateway", "http://admin:hunter2@127.0.0.1:1", "--config", f.config}, ExitBadInput, "carries credentials"},
 		{"a gateway that is down", []string{"plan", "--gateway", closed.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_TEST_KEY"}, ExitFailure, "gateway " + closed.URL + ": /gateway/cluster: connection refused"},
 		{"snapshot without --gateway", []string{"snapshot", "--config", f.config}, ExitBadInput, "give --gateway URL and --config FILE"},
-		{"snapshot of a saved bundle", []string{"snapshot", "--fleet", sparkBundle}, ExitBadInput, "flag provided but not defined: -fleet"},
+		{"snapshot of a saved bundle", []string{"snapshot", "--fleet", sparkBundle}, ExitBadInput, "unknown flag --fleet (poolsolve snapshot --help lists every flag)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -258,4 +279,32 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestEveryLiveCommandTakesTheGatewayTimeout: plan, catalog and snapshot
+// bound the whole read by --gateway-timeout, and keep the demand history
+// given by --demand-history, which the snapshot carries.
+func TestEveryLiveCommandTakesTheGatewayTimeout(t *testing.T) {
+	t.Setenv("LLOOM_CLUSTER_KEY", "test-key")
+	f := newLiveFleet(t, "test-key", newerGateway, nil)
+	for _, cmd := range []string{"plan", "catalog", "snapshot"} {
+		if code, _, stderr := runCLI(t, f.args(cmd, "--gateway-timeout", "0s")...); code != ExitBadInput || !strings.Contains(stderr, "--gateway-timeout 0s: expected a positive duration") {
+			t.Errorf("%s --gateway-timeout 0s = %d: %s", cmd, code, stderr)
+		}
+	}
+	hist := filepath.Join(t.TempDir(), "history.json")
+	snap := filepath.Join(t.TempDir(), "fleet.json")
+	if code, _, stderr := runCLI(t, f.args("snapshot", "--gateway-timeout", "3s", "--demand-history", hist, "-o", snap)...); code != ExitOK {
+		t.Fatalf("snapshot = %d: %s", code, stderr)
+	}
+	h, err := os.ReadFile(hist)
+	if err != nil || !strings.Contains(string(h), `"schema": "poolsolve.demand-history/v1"`) {
+		t.Errorf("history %s: %v", h, err)
+	}
+	if s, _ := os.ReadFile(snap); !strings.Contains(string(s), `"demandHistory"`) {
+		t.Errorf("the snapshot does not carry the demand history")
+	}
+	if code, _, stderr := runCLI(t, "plan", "--fleet", sparkBundle, "--gateway-timeout", "1s"); code != ExitBadInput || !strings.Contains(stderr, "give --gateway URL too") {
+		t.Errorf("--gateway-timeout without --gateway = %d: %s", code, stderr)
+	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/gateway"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -16,19 +17,22 @@ import (
 func inputFlags() []cli.Flag {
 	const cat = "Inputs"
 	return []cli.Flag{
-		&cli.StringFlag{Name: "fleet", Usage: "a fleet bundle (`FILE`, schema poolsolve.fleet/v1) holding every input below", TakesFile: true, Category: cat},
-		&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`)", TakesFile: true, Category: cat},
-		&cli.StringFlag{Name: "profiles", Usage: "folder of fleet profiles, profiles/<name>.json (`DIR`)", TakesFile: true, Category: cat},
-		&cli.StringFlag{Name: "policy", Usage: "poolsolve's pool.toml (`FILE`)", TakesFile: true, Category: cat},
-		&cli.StringFlag{Name: "metrics", Usage: "a saved GET /gateway/metrics answer or LLooM's metrics history file (`FILE`)", TakesFile: true, Category: cat},
-		&cli.StringSliceFlag{Name: "status", Usage: "a saved GET /gateway/node answer, as `[NODE=]FILE` (repeatable)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "fleet", EnvVars: envVars("fleet"), Usage: "a fleet bundle (`FILE`, schema poolsolve.fleet/v1) holding every input below", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "profiles", EnvVars: envVars("profiles"), Usage: "folder of fleet profiles, profiles/<name>.json (`DIR`)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "policy", EnvVars: envVars("policy"), Usage: "poolsolve's pool.toml (`FILE`)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "metrics", EnvVars: envVars("metrics"), Usage: "a saved GET /gateway/metrics answer or LLooM's metrics history file (`FILE`)", TakesFile: true, Category: cat},
+		&cli.StringSliceFlag{Name: "status", Usage: "a saved GET /gateway/node answer, as `[NODE=]FILE` (repeatable; FILE may be a glob such as 'nodes/*.json')", TakesFile: true, Category: cat},
 		&cli.StringFlag{Name: "cluster", Usage: "a saved GET /gateway/cluster answer (`FILE`): status for every node", TakesFile: true, Category: cat},
-		&cli.StringSliceFlag{Name: "machine-profile", Usage: "a machine profile v1, as `NODE=FILE` (repeatable)", TakesFile: true, Category: cat},
-		&cli.StringSliceFlag{Name: "inventory", Usage: "a poolsolve inventory v1, as `[NODE=]FILE` (repeatable)", TakesFile: true, Category: cat},
-		&cli.StringSliceFlag{Name: "benchmarks", Usage: "a benchmark-suite v1 `FILE` (repeatable)", TakesFile: true, Category: cat},
-		&cli.StringSliceFlag{Name: "recipes", Usage: "a recipe v1 `FILE` (repeatable)", TakesFile: true, Category: cat},
-		&cli.StringFlag{Name: "gateway", Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
-		&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
+		&cli.StringSliceFlag{Name: "machine-profile", Usage: "a machine profile v1, as `NODE=FILE` (repeatable; FILE may be a glob matching one file)", TakesFile: true, Category: cat},
+		&cli.StringSliceFlag{Name: "inventory", Usage: "a poolsolve inventory v1, as `[NODE=]FILE` (repeatable; FILE may be a glob)", TakesFile: true, Category: cat},
+		&cli.StringSliceFlag{Name: "benchmarks", Usage: "a benchmark-suite v1 `FILE` (repeatable; a glob reads every match)", TakesFile: true, Category: cat},
+		&cli.StringSliceFlag{Name: "recipes", Usage: "a recipe v1 `FILE` (repeatable; a glob reads every match)", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "gateway", EnvVars: envVars("gateway"), Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
+		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
+		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION` (each node gets one budget within it)", Category: cat},
+		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports): warn about what it refuses or does not read", Category: cat},
+		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how requests split over aliases; a live run adds what it sees and uses it where a restarted gateway's recent requests are gone", TakesFile: true, Category: cat},
 	}
 }
 
@@ -76,28 +80,83 @@ func reportProblems(c *cli.Context, problems lloom.Problems) error {
 	return &exitError{ExitBadInput, fmt.Errorf("%d problem(s) in the inputs", len(problems))}
 }
 
+// separateFlags are the inputs given file by file, instead of --fleet.
+var separateFlags = []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes", "demand-history"}
+
+// ignoredKey holds, in the app's Metadata, the input flags whose values
+// came from the environment alone and yield to the command line.
+const ignoredKey = "poolsolve.ignoredEnv"
+
+// yieldEnvInputs decides which environment defaults (POOLSOLVE_FLEET,
+// POOLSOLVE_CONFIG, POOLSOLVE_GATEWAY, ...) give way: a command line that
+// gives the fleet one way (--fleet, --gateway, or the separate files)
+// drops the environment's defaults for the other ways, so an exported
+// POOLSOLVE_FLEET never clashes with --config typed on the command line.
+func yieldEnvInputs(c *cli.Context) {
+	ignored := map[string]bool{}
+	envOnly := func(name string) bool { return c.IsSet(name) && !onCommandLine(c, name) }
+	cmdFiles := false
+	for _, f := range separateFlags {
+		if f != "policy" && onCommandLine(c, f) {
+			cmdFiles = true
+		}
+	}
+	switch {
+	case onCommandLine(c, "fleet"):
+		for _, f := range []string{"config", "profiles", "metrics", "gateway"} {
+			ignored[f] = envOnly(f)
+		}
+	case onCommandLine(c, "gateway"):
+		for _, f := range []string{"fleet", "metrics"} {
+			ignored[f] = envOnly(f)
+		}
+	case cmdFiles:
+		for _, f := range []string{"fleet", "gateway"} {
+			ignored[f] = envOnly(f)
+		}
+	}
+	c.App.Metadata[ignoredKey] = ignored
+}
+
+// given reports whether an input flag has a value that counts.
+func given(c *cli.Context, name string) bool {
+	ignored, _ := c.App.Metadata[ignoredKey].(map[string]bool)
+	return c.IsSet(name) && !ignored[name]
+}
+
+// inputString is an input flag's value, empty when it yields.
+func inputString(c *cli.Context, name string) string {
+	if !given(c, name) {
+		return ""
+	}
+	return c.String(name)
+}
+
 // readInputs reads the fleet without validating it.
 func readInputs(c *cli.Context) (*fleet.Inputs, error) {
-	if c.String("gateway") != "" {
+	yieldEnvInputs(c)
+	if inputString(c, "gateway") != "" {
 		return loadLive(c)
 	}
-	if c.IsSet("api-key-env") {
+	if given(c, "api-key-env") && onCommandLine(c, "api-key-env") {
 		return nil, badInput("--api-key-env names the key for --gateway; give --gateway URL too")
 	}
-	bundle := c.String("fleet")
-	separate := []string{"config", "profiles", "policy", "metrics", "status", "cluster", "machine-profile", "inventory", "benchmarks", "recipes"}
+	if c.IsSet("gateway-timeout") {
+		return nil, badInput("--gateway-timeout bounds reading a live fleet; give --gateway URL too")
+	}
+	bundle := inputString(c, "fleet")
 	if bundle != "" {
-		for _, f := range separate {
+		for _, f := range separateFlags {
 			// A policy may be layered on a bundle; other inputs may not.
-			if f != "policy" && c.IsSet(f) {
-				return nil, badInput("--fleet holds every input; do not also give --%s", f)
+			if f != "policy" && given(c, f) {
+				return nil, badInput("%s holds every input; do not also give %s", flagLabel(c, "fleet"), flagLabel(c, f))
 			}
 		}
 		in, err := fleet.LoadBundle(bundle)
 		if err != nil {
 			return nil, inputErr(err)
 		}
-		if p := c.String("policy"); p != "" {
+		if p := inputString(c, "policy"); p != "" {
 			pol, err := fleet.LoadPolicy(p)
 			if err != nil {
 				return nil, inputErr(err)
@@ -107,19 +166,24 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 		}
 		return in, nil
 	}
-	if !c.IsSet("config") {
+	if !given(c, "config") {
 		return nil, badInput("no inputs: give --fleet FILE, or --config FILE and the other input flags")
 	}
 	src := fleet.Sources{
-		Config:      c.String("config"),
-		ProfilesDir: c.String("profiles"),
-		Policy:      c.String("policy"),
-		Metrics:     c.String("metrics"),
-		Cluster:     c.String("cluster"),
-		Benchmarks:  c.StringSlice("benchmarks"),
-		Recipes:     c.StringSlice("recipes"),
+		Config:        inputString(c, "config"),
+		ProfilesDir:   inputString(c, "profiles"),
+		Policy:        inputString(c, "policy"),
+		Metrics:       inputString(c, "metrics"),
+		DemandHistory: c.String("demand-history"),
+		Cluster:       c.String("cluster"),
 	}
 	var err error
+	if src.Benchmarks, err = expandGlobs("benchmarks", c.StringSlice("benchmarks"), false); err != nil {
+		return nil, err
+	}
+	if src.Recipes, err = expandGlobs("recipes", c.StringSlice("recipes"), false); err != nil {
+		return nil, err
+	}
 	if src.Status, src.StatusFiles, err = nodeFiles("status", c.StringSlice("status"), true); err != nil {
 		return nil, err
 	}
@@ -139,6 +203,10 @@ func readInputs(c *cli.Context) (*fleet.Inputs, error) {
 // nodeFiles splits NODE=FILE values; bare FILE values are allowed when the
 // document names its node.
 func nodeFiles(flag string, vals []string, bareOK bool) (map[string]string, []string, error) {
+	vals, err := expandGlobs(flag, vals, true)
+	if err != nil {
+		return nil, nil, err
+	}
 	byNode := map[string]string{}
 	var bare []string
 	for _, v := range vals {
@@ -196,7 +264,52 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 		return nil, nil, inputErr(err)
 	}
 	cat.Notes = append(cat.Notes, liveNotes(c)...)
+	if err := warnLLooMVersion(c, in); err != nil {
+		return nil, nil, err
+	}
 	return in, cat, nil
+}
+
+// lloomRelease is the LLooM release to check the config against: the
+// --lloom-version flag, else what the gateway reports; ok is false when
+// neither says.
+func lloomRelease(c *cli.Context) (r lloom.Release, ok bool, err error) {
+	v := c.String("lloom-version")
+	if v == "" {
+		if fl := liveFleet(c); fl != nil {
+			v = fl.LLooMVersion()
+		}
+	}
+	if v == "" {
+		return r, false, nil
+	}
+	r, err = lloom.ParseRelease(v)
+	if err != nil {
+		return r, false, badInput("--lloom-version: %v", err)
+	}
+	return r, true, nil
+}
+
+// warnLLooMVersion prints, for validate and plan, what the config holds
+// that the LLooM release reading it refuses or ignores: poolsolve reads
+// both alias forms, LLooM 0.2.3 only the legacy one.
+func warnLLooMVersion(c *cli.Context, in *fleet.Inputs) error {
+	r, ok, err := lloomRelease(c)
+	if err != nil || !ok {
+		return err
+	}
+	if name := c.Command.Name; name != "plan" && name != "validate" {
+		return nil
+	}
+	ws, err := lloom.VersionWarnings(in.ConfigRaw, r)
+	if err != nil {
+		return errorf("check the config against LLooM %s: %v", r, err)
+	}
+	file := in.Sources["config"].String()
+	for _, w := range ws {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", file, w)
+	}
+	return nil
 }
 
 func checkFormat(f string) error {

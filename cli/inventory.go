@@ -39,8 +39,8 @@ Exit codes:
 Examples:
    poolsolve inventory
    poolsolve inventory --format json --node-id spark-node-03 -o spark-node-03.json
-   poolsolve inventory --config config.json --model-root /srv/models --model-root ~/weights
-   poolsolve plan --config config.json --inventory spark-node-03=spark-node-03.json`
+   poolsolve inventory --config examples/spark-fleet/config.json --model-root /srv/models --model-root weights
+   poolsolve plan --config examples/spark-fleet/config.json --inventory spark-node-03=spark-node-03.json`
 
 func inventoryCommand() *cli.Command {
 	return &cli.Command{
@@ -51,7 +51,7 @@ func inventoryCommand() *cli.Command {
 			formatFlag(),
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
 			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
-			&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`): this node's id and its fabric links to the other nodes", TakesFile: true},
+			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id and its fabric links to the other nodes", TakesFile: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
 		},
 		OnUsageError: usageError,

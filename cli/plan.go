@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -24,27 +28,49 @@ The plan optimises four levels in order: (1) coverage, (2) external models
 only as fallback, (3) latency SLO violations, (4) demand-weighted latency plus
 churn. Each level reports its value and whether it is proved optimal.
 
-Exit codes:
-   0  a plan was found and it changes nothing
-   1  a plan was found and it changes what runs
-   2  bad flags or input files (nothing was written)
-   3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons are printed
-   4  any other failure
- 130  interrupted by SIGINT or SIGTERM: during the search the first signal stops it
-      and the best plan found so far is printed, its header saying INTERRUPTED and
-      each level what was proved; a second signal, or one while the inputs are
-      read, exits at once (-o never leaves a partial file)
+The text reads like 'terraform plan': a source that loses all coverage is
+the headline, then nodes, routes (with demand and expected first-token
+latency), each level in plain words ("proved optimal", "best found, at most
+4.5% above optimal", "heuristic, not proved"; --verbose adds the solver's
+bound), explanations, notes, and the changes with a summary. Colour is on
+when stdout is a terminal and NO_COLOR is unset (--color says otherwise);
+lines wrap to $COLUMNS or the terminal's width. --format json writes the
+same plan as data (docs/plan-json.md), --format svg draws it (docs/plan-svg.md):
+a bar per node and memory domain, lanes coloured by residency, budgets, free
+memory and the changes.
+
+Exit codes, and what each means for a CI job that runs plan against the
+fleet's repository:
+   0  a plan was found and it changes nothing: the fleet already runs the plan
+   1  a plan was found and it changes what runs, or a source loses coverage:
+      fail the job to have someone apply or refuse the changes, or treat 1 as
+      success when the job only records the plan
+   2  bad flags or input files; nothing was written: the change under review
+      broke the inputs, fail the job
+   3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons
+      are printed: fail the job
+   4  any other failure (I/O, an internal error): fail the job, and retry once
+ 130  interrupted by SIGINT or SIGTERM: the first signal during the search stops
+      it and writes the best plan found so far (INTERRUPTED in its header, each
+      level as proved); a second signal, or one while the inputs are read, exits
+      at once and leaves no partial -o file: fail the job
 
 Examples:
    poolsolve plan --fleet examples/spark-fleet.json
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-01 --cordon spark-node-02
-   poolsolve plan --config config.json --profiles profiles/ --policy pool.toml --metrics metrics.json
-   poolsolve plan --fleet fleet.json --pin qwen38-27b-nvfp4=spark-node-02 --format json -o plan.json
-   poolsolve plan --fleet fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --config examples/spark-fleet/config.json --profiles examples/spark-fleet/profiles/ --policy examples/spark-fleet/pool.toml --metrics examples/spark-fleet/metrics.json --status 'examples/spark-fleet/nodes/*.status.json'
+   poolsolve plan --fleet examples/spark-fleet.json --pin qwen38-27b-nvfp4=spark-node-03 --format json -o plan.json
+   poolsolve plan --fleet examples/spark-fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-03 --changes-only
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-02 --format svg -o plan.svg
+   POOLSOLVE_FLEET=examples/spark-fleet.json poolsolve plan --verbose --color always
+   LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json --emit-profile planned -o profiles/planned.json
 
---format svg draws the plan (docs/plan-svg.md): a bar per node and memory
-domain, lanes coloured by residency, budgets, free memory and the changes.`
+--emit-profile NAME writes the plan as a LLooM fleet profile instead: its
+routes and residency in the shape of profiles/NAME.json, which LLooM applies
+with its own profile switch (docs/gateway.md, "Applying a plan"). Stops,
+moves, installs and manual actions a profile cannot carry are listed on
+stderr; the exit code is the plan's.`
 
 func planCommand() *cli.Command {
 	return &cli.Command{
@@ -53,11 +79,15 @@ func planCommand() *cli.Command {
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
-			&cli.DurationFlag{Name: "time-limit", Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so (default: pool.toml solver.timeLimit, else 5s)", Category: "Solver"},
-			&cli.StringFlag{Name: "solver", Value: "exact", Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
-			&cli.Uint64Flag{Name: "seed", Usage: "seed for the solver's random choices (default: pool.toml solver.seed)", Category: "Solver"},
-			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "no progress lines on stderr"},
+			&cli.BoolFlag{Name: "changes-only", Usage: "text: print only lost coverage, the changes and their summary"},
+			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
+			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
+			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.StringFlag{Name: "solver", Value: "exact", EnvVars: envVars("solver"), Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
+			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the plan to `FILE` (atomically) instead of stdout", TakesFile: true},
+			&cli.StringFlag{Name: "emit-profile", Usage: "write the plan's routes and residency as LLooM fleet profile `NAME` (profiles/NAME.json, LLooM's own shape) instead of the plan; what a profile cannot say goes to stderr"},
 		),
 		OnUsageError: usageError,
 		Action:       runPlan,
@@ -75,6 +105,17 @@ func runPlan(c *cli.Context) error {
 	}
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
 		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	textOpts, err := textOptions(c)
+	if err != nil {
+		return err
+	}
+	emit := c.String("emit-profile")
+	if c.IsSet("emit-profile") && !lloom.ValidProfileName(emit) {
+		return badInput("--emit-profile %q: expected a LLooM profile name (letters, digits, '.', '_', '-'; at most 64, starting with a letter or digit)", emit)
+	}
+	if emit != "" && c.IsSet("format") {
+		return badInput("--emit-profile writes a fleet profile, not the plan; drop --format")
 	}
 	intr := watchInterrupts(c.App.ErrWriter)
 	defer intr.close()
@@ -115,13 +156,20 @@ func runPlan(c *cli.Context) error {
 	}
 	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
 	var buf bytes.Buffer
+	if emit != "" {
+		format = "profile"
+		if err := emitProfile(c, &buf, p, cat.Pool, emit); err != nil {
+			return err
+		}
+	}
 	switch format {
+	case "profile":
 	case "json":
 		err = plan.WriteJSON(&buf, p)
 	case "svg":
 		err = plan.WriteSVG(&buf, p)
 	default:
-		err = plan.WriteText(&buf, p, plan.TextOptions{})
+		err = plan.WriteText(&buf, p, textOpts)
 	}
 	if err != nil {
 		return errorf("render plan: %v", err)
@@ -166,7 +214,7 @@ func limitOf(c *cli.Context, in *fleet.Inputs) time.Duration {
 }
 
 func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
-	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in)}
+	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in), Seed: fleet.DefaultPolicy().Solver.Seed}
 	if in.Policy != nil {
 		opts.Seed = in.Policy.Solver.Seed
 	}
@@ -180,11 +228,36 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options
 // and writing the plan after the solve.
 func renderReserve(limit time.Duration) time.Duration { return min(limit/50, 100*time.Millisecond) }
 
+// emitProfile renders the plan as fleet profile name into buf, and says on
+// stderr what the profile cannot carry and whether the LLooM release can
+// apply it at all.
+func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Pool, name string) error {
+	prof, notes, err := plan.Profile(p, pool, name)
+	if err != nil {
+		return &exitError{ExitInfeasible, err}
+	}
+	data, err := prof.Marshal()
+	if err != nil {
+		return errorf("render the profile: %v", err)
+	}
+	buf.Write(data)
+	if out := c.String("output"); out != "" && filepath.Base(out) != name+".json" {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM finds a fleet profile by its file name: save it as profiles/%s.json next to its config.json\n", name)
+	}
+	if r, ok, _ := lloomRelease(c); ok && !lloom.ProfilesSupported(r) {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it cannot apply this one; a newer LLooM can\n", r)
+	}
+	for _, n := range notes {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)
+	}
+	return nil
+}
+
 func fleetName(c *cli.Context) string {
-	if f := c.String("fleet"); f != "" {
+	if f := inputString(c, "fleet"); f != "" {
 		return f
 	}
-	return c.String("config")
+	return inputString(c, "config")
 }
 
 // progressWriter reports long solves on stderr, when stderr is a terminal
@@ -216,9 +289,40 @@ func progressWriter(c *cli.Context) (report func(solver.Progress), done func()) 
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// textOptions reads how the text plan is laid out: colour by --color
+// (auto: on a terminal unless NO_COLOR is set, https://no-color.org),
+// lines wrapped to $COLUMNS or the terminal's width when the plan goes to
+// a terminal, and --changes-only and --verbose.
+func textOptions(c *cli.Context) (plan.TextOptions, error) {
+	opts := plan.TextOptions{ChangesOnly: c.Bool("changes-only"), Verbose: c.Bool("verbose")}
+	toTerminal := c.String("output") == "" && isTerminal(c.App.Writer)
+	switch when := c.String("color"); when {
+	case "always":
+		opts.Color = true
+	case "never":
+	case "auto":
+		opts.Color = toTerminal && os.Getenv("NO_COLOR") == ""
+	default:
+		return opts, badInput("%s %q: expected auto, always or never", flagLabel(c, "color"), when)
 	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	if c.String("output") != "" {
+		return opts, nil
+	}
+	if cols := os.Getenv("COLUMNS"); cols != "" {
+		if n, err := strconv.Atoi(cols); err == nil && n > 0 {
+			opts.Width = n
+			return opts, nil
+		}
+	}
+	if toTerminal {
+		if f, ok := c.App.Writer.(*os.File); ok {
+			if w, _, err := term.GetSize(int(f.Fd())); err == nil && w > 0 {
+				opts.Width = w
+			}
+		}
+	}
+	return opts, nil
 }

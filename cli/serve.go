@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"syscall"
@@ -18,19 +19,22 @@ import (
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
-const serveHelp = `Runs a small node agent that answers the two read-only routes of a LLooM
+const serveHelp = `Runs a small node agent that answers the read-only routes of a LLooM
 gateway a planner needs, in LLooM's own shapes:
 
    GET /gateway/node[?inventory=1]      this node: system, memory telemetry, and with
                                         inventory=1 its inventory and a machine profile
    GET /gateway/cluster[?inventory=1]   every node of --config's cluster, asked in
                                         parallel, each within --node-timeout
+   GET /gateway/profile                 this machine's profile (machine-profile v1)
+   GET /gateway/metrics                 with --lloom URL, the local LLooM gateway's
+                                        metrics, relayed (its key: the same variable)
 
 so 'poolsolve plan --gateway URL' reads a node without LLooM, or a newer
 inventory next to an older gateway. The inventory is collected on request
 and cached for 5 minutes.
 
-Both routes are admin reads: a bearer token, from the environment variable
+All routes are admin reads: a bearer token, from the environment variable
 named by --api-key-env (else the config's cluster.apiKeyEnv), compared in
 constant time; 401 without a token, 403 with a wrong one. The agent refuses
 to start without one, unless --insecure-no-auth is given, which is allowed on
@@ -43,10 +47,11 @@ Exit codes:
    4  the address cannot be listened on, or the server failed
 
 Examples:
-   LLOOM_CLUSTER_KEY=... poolsolve serve --config config.json
-   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 10.100.192.2:8101 --config config.json --model-root /srv/models
+   LLOOM_CLUSTER_KEY=... poolsolve serve --config examples/spark-fleet/config.json
+   LLOOM_CLUSTER_KEY=... poolsolve serve --listen 0.0.0.0:8101 --config examples/spark-fleet/config.json --model-root /srv/models
+   LLOOM_CLUSTER_KEY=... poolsolve serve --config examples/spark-fleet/config.json --lloom http://127.0.0.1:8100
    poolsolve serve --insecure-no-auth --node-id mac-studio
-   poolsolve plan --gateway http://127.0.0.1:8101 --config config.json`
+   LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8101 --config examples/spark-fleet/config.json`
 
 // DefaultListen is where serve listens without --listen.
 const DefaultListen = "127.0.0.1:8101"
@@ -64,12 +69,13 @@ func serveCommand() *cli.Command {
 		Description: serveHelp,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: DefaultListen, Usage: "listen on `ADDR` (host:port)"},
-			&cli.StringFlag{Name: "config", Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
+			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
 			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
-			&cli.StringFlag{Name: "api-key-env", Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
+			&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
 			&cli.BoolFlag{Name: "insecure-no-auth", Usage: "serve without a key; allowed on a loopback address only"},
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
 			&cli.DurationFlag{Name: "node-timeout", Value: agent.DefaultNodeTimeout, Usage: "give up on another node's answer after `DURATION`"},
+			&cli.StringFlag{Name: "lloom", Usage: "the LLooM gateway on this node, at `URL`: /gateway/metrics relays its metrics (asked with the same key variable)"},
 		},
 		OnUsageError: usageError,
 		Action:       runServe,
@@ -108,6 +114,12 @@ func runServe(c *cli.Context) error {
 		acfg = agent.FromCluster(&cfg.Cluster, self)
 	}
 	acfg.NodeTimeout = c.Duration("node-timeout")
+	if u := c.String("lloom"); u != "" {
+		if !isHTTPURL(u) {
+			return badInput("--lloom %q: expected http(s)://host[:port] of the LLooM gateway on this node", u)
+		}
+		acfg.LocalGateway = agent.Peer{ID: self, Endpoint: u}
+	}
 	acfg.Inventory = inventory.NewCollector(opts)
 	keyEnv := c.String("api-key-env")
 	if keyEnv == "" && cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
@@ -118,6 +130,9 @@ func runServe(c *cli.Context) error {
 	}
 	auth := "admin key from $" + keyEnv
 	acfg.APIKeyEnv = keyEnv
+	if acfg.LocalGateway.Endpoint != "" {
+		acfg.LocalGateway.APIKeyEnv = keyEnv
+	}
 	if keyEnv == "" || os.Getenv(keyEnv) == "" {
 		if !insecure {
 			what := "no --api-key-env and no cluster.apiKeyEnv in the config"
@@ -144,7 +159,11 @@ func runServe(c *cli.Context) error {
 		return errorf("listen on %s: %v", addr, err)
 	}
 	// Not redacted: the listen address is the operator's, and tools read it.
-	fmt.Fprintf(rawStderr(c), "poolsolve serve: node %s listening on http://%s (GET /gateway/node, /gateway/cluster; %s); SIGINT or SIGTERM stops it\n", printable.String(lloom.RedactText(self)), ln.Addr(), auth)
+	routes := "GET /gateway/node, /gateway/cluster, /gateway/profile"
+	if acfg.LocalGateway.Endpoint != "" {
+		routes += ", /gateway/metrics (relayed)"
+	}
+	fmt.Fprintf(rawStderr(c), "poolsolve serve: node %s listening on http://%s (%s; %s); SIGINT or SIGTERM stops it\n", printable.String(lloom.RedactText(self)), ln.Addr(), routes, auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
 		return errorf("serve: %v", err)
 	}
@@ -170,6 +189,9 @@ func noAuth(acfg *agent.Config, keyEnv string) {
 			acfg.Peers[i].APIKeyEnv = peerEnv
 		}
 	}
+	if acfg.LocalGateway.Endpoint != "" && acfg.LocalGateway.APIKeyEnv == "" {
+		acfg.LocalGateway.APIKeyEnv = peerEnv
+	}
 	acfg.APIKeyEnv = insecureKeyEnv
 	acfg.Getenv = func(k string) string {
 		if k == insecureKeyEnv {
@@ -186,6 +208,11 @@ func withKey(h http.Handler, key string) http.Handler {
 		r.Header.Set("Authorization", "Bearer "+key)
 		h.ServeHTTP(w, r)
 	})
+}
+
+func isHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && u.User == nil && u.RawQuery == ""
 }
 
 func isLoopback(host string) bool {

@@ -34,8 +34,8 @@ Exit codes:
    4  the gateway answered nothing usable, or the file could not be written
 
 Examples:
-   poolsolve snapshot --gateway http://127.0.0.1:8100 --config config.json -o fleet.json
-   LLOOM_CLUSTER_KEY=... poolsolve snapshot --gateway http://spark-node-01:8100 --config config.json --api-key-env LLOOM_CLUSTER_KEY --policy pool.toml -o fleet.json
+   poolsolve snapshot --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json -o fleet.json
+   LLOOM_CLUSTER_KEY=... poolsolve snapshot --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json --api-key-env LLOOM_CLUSTER_KEY --policy examples/spark-fleet/pool.toml -o fleet.json
    poolsolve plan --fleet fleet.json`
 
 func snapshotCommand() *cli.Command {
@@ -44,7 +44,6 @@ func snapshotCommand() *cli.Command {
 		Usage:       "capture a live fleet as a fleet bundle, with every secret removed",
 		Description: snapshotHelp,
 		Flags: append(liveInputFlags(),
-			&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "give up on one gateway or node request after `DURATION`", Category: "Inputs"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the bundle to `FILE` (atomically) instead of stdout", TakesFile: true},
 		),
 		OnUsageError: usageError,
@@ -67,9 +66,6 @@ func liveInputFlags() []cli.Flag {
 func runSnapshot(c *cli.Context) error {
 	if c.String("gateway") == "" {
 		return badInput("snapshot reads a live fleet: give --gateway URL and --config FILE")
-	}
-	if c.Duration("gateway-timeout") <= 0 {
-		return badInput("--gateway-timeout %s: expected a positive duration", c.Duration("gateway-timeout"))
 	}
 	in, err := loadInputs(c)
 	if err != nil {
@@ -111,8 +107,10 @@ func snapshotDescription(fl *gateway.Fleet) string {
 		}
 		b.WriteString(" Unreachable: " + strings.Join(parts, "; ") + ".")
 	}
-	if fl.Metrics == nil {
+	if from := fl.MetricsFrom(); len(from) == 0 {
 		b.WriteString(" No metrics: demand is zero.")
+	} else {
+		b.WriteString(" Metrics of " + strings.Join(from, ", ") + ".")
 	}
 	return b.String()
 }
@@ -125,8 +123,8 @@ func snapshotSummary(fl *gateway.Fleet) string {
 	if n := len(fl.Fallbacks()); n > 0 {
 		s += fmt.Sprintf(", %d planned from a fallback", n)
 	}
-	if fl.Metrics != nil {
-		s += ", metrics"
+	if from := fl.MetricsFrom(); len(from) > 0 {
+		s += fmt.Sprintf(", metrics of %d", len(from))
 	} else {
 		s += ", no metrics"
 	}

@@ -100,7 +100,7 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 			rt["args"] = []any{"--api-key", "canary-arg-key", "--token=canary-arg-token"}
 		}
 		for _, n := range cfg["cluster"].(map[string]any)["nodes"].(map[string]any) {
-			n.(map[string]any)["endpoint"] = "http://canary-endpoint-host:8100"
+			n.(map[string]any)["endpoint"] = "http://127.0.0.1:1/canary-endpoint-prefix" // loopback: refused at once
 		}
 		nodes := cluster["cluster"].(map[string]any)["nodes"].(map[string]any)
 		for _, id := range sortedKeys(nodes) {

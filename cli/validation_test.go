@@ -178,3 +178,34 @@ func TestProblemsNameTheirLineAndColumn(t *testing.T) {
 		})
 	}
 }
+
+// TestValidateWarnsWhatTheLLooMReleaseRefuses: poolsolve reads both alias
+// forms, LLooM 0.2.3 only target + fallbacks, and exits on the members
+// form. With the release given (or reported by the gateway), validate and
+// plan say so, and still exit 0: poolsolve can plan the config.
+func TestValidateWarnsWhatTheLLooMReleaseRefuses(t *testing.T) {
+	const refuses = "LLooM 0.2.3 refuses this config: alias q38fn is missing target"
+	code, out, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "0.2.3")
+	if code != ExitOK || !strings.Contains(out, "inputs are valid") || !strings.Contains(errOut, "poolsolve: warning: ../examples/spark-fleet.json $.config: "+refuses) {
+		t.Errorf("validate --lloom-version 0.2.3 = %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	if _, _, errOut := run(t, "plan", "--fleet", spark, "--solver", "greedy", "--lloom-version", "0.2.3", "--quiet"); !strings.Contains(errOut, refuses) {
+		t.Errorf("plan does not warn:\n%s", errOut)
+	}
+	if code, _, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "0.3.0"); code != ExitOK || strings.Contains(errOut, "warning") {
+		t.Errorf("a newer release: %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "validate", "--config", "../lloom/testdata/lloom-gateway-0.2.3/config.json", "--lloom-version", "0.2.3"); code != ExitOK || strings.Contains(errOut, "warning") {
+		t.Errorf("the config 0.2.3 ran: %d %s", code, errOut)
+	}
+	if code, _, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "two"); code != ExitBadInput || !strings.Contains(errOut, `--lloom-version: LLooM version "two": expected major.minor.patch`) {
+		t.Errorf("a bad release: %d %s", code, errOut)
+	}
+	// A gateway that reports its release is checked without the flag.
+	f := newLiveFleet(t, "", newerGateway, func(_, cluster, _ map[string]any) {
+		cluster["cluster"].(map[string]any)["nodes"].(map[string]any)["spark-node-01"].(map[string]any)["version"] = "0.2.3"
+	})
+	if code, _, errOut := runCLI(t, "validate", "--gateway", f.gw.URL, "--config", f.config); code != ExitOK || !strings.Contains(errOut, refuses) {
+		t.Errorf("validate --gateway on a 0.2.3 gateway: %d %s", code, errOut)
+	}
+}

@@ -215,11 +215,7 @@ func (e *Encoding) define(m z.Lit, f func(val func(z.Lit) bool) bool) {
 // cordon-only lanes of fixed variants.
 func (e *Encoding) lanes() {
 	p := e.Pool
-	uncordoned := *p
-	uncordoned.Nodes = slices.Clone(p.Nodes)
-	for i := range uncordoned.Nodes {
-		uncordoned.Nodes[i].Unavailable = ""
-	}
+	uncordoned := p.EveryNodeAvailable()
 	e.Variants = make([]VariantLits, len(p.Variants))
 	e.family("lane")
 	for vi := range p.Variants {
@@ -244,7 +240,7 @@ func (e *Encoding) lanes() {
 					}
 				}
 				if len(cordons) > 0 {
-					ok, _ = model.Eligible(&uncordoned, e.Index, v, pl)
+					ok, _ = model.Eligible(uncordoned, e.Index, v, pl)
 				}
 			}
 			if !ok {

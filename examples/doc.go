@@ -18,6 +18,10 @@
 //   - rule-arch-mismatch.json: a lane needing sm_90 on an sm_121 node.
 //   - rule-headroom.json: a lane that fits LLooM's admission budget but not
 //     budget minus headroom.
+//   - spark-fleet/: spark-fleet.json split into separate files (config.json,
+//     profiles/, pool.toml, metrics.json, nodes/), for the examples that
+//     read a fleet file by file; package fleet's tests keep it equal to the
+//     bundle.
 //
 // The package holds data only; package fleet reads it.
 package examples

@@ -13,9 +13,9 @@ import (
 
 // bundleKeys are the top-level keys of a bundle, in the order docs and
 // messages list them.
-var bundleKeys = []string{"schema", "description", "config", "profiles", "policy", "nodes", "metrics", "benchmarks", "recipes"}
+var bundleKeys = []string{"schema", "description", "config", "profiles", "policy", "nodes", "metrics", "demandHistory", "benchmarks", "recipes"}
 
-var nodeKeys = []string{"profile", "inventory", "status"}
+var nodeKeys = []string{"profile", "inventory", "status", "metrics"}
 
 // LoadBundle reads a fleet bundle (docs/fleet-bundle.md). Errors name the
 // file and the JSON path inside it, with line and column where known:
@@ -182,6 +182,17 @@ func (b *bundleReader) read(doc *jsonpos.Value) error {
 		in.setSource("metrics", b.src("$.metrics"))
 	}
 
+	if v := present(doc, "demandHistory"); v != nil {
+		err := b.sub(v, "$.demandHistory", func(d []byte) (err error) {
+			in.DemandHistory, err = ParseDemandHistory(d, b.file)
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		in.setSource("demandHistory", b.src("$.demandHistory"))
+	}
+
 	for _, list := range []string{"benchmarks", "recipes"} {
 		v := present(doc, list)
 		if v == nil {
@@ -215,7 +226,7 @@ func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 	if id == "" {
 		return b.fail(v, at, "empty node id")
 	}
-	if err := b.object(v, at, "an object with profile, inventory and status", nodeKeys); err != nil {
+	if err := b.object(v, at, "an object with profile, inventory, status and metrics", nodeKeys); err != nil {
 		return err
 	}
 	t := &tree{style: jsonPaths}
@@ -233,6 +244,8 @@ func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 				doc, raw, err = readMachineProfile(d, b.file)
 			case "inventory":
 				doc, raw, err = readInventory(d, b.file, id)
+			case "metrics":
+				doc, raw, err = readMetrics(d, b.file)
 			default:
 				doc, raw, err = readStatus(d, b.file, id)
 			}
@@ -310,6 +323,14 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 					return nil, err
 				}
 			}
+			if n.Metrics != nil {
+				if r.metrics == nil {
+					return nil, fmt.Errorf("fleet: the metrics of node %q were not read from a document, so they cannot be written back", id)
+				}
+				if parts["metrics"], err = in.rawDoc(r.metrics); err != nil {
+					return nil, err
+				}
+			}
 			nodes[id] = parts
 		}
 		out["nodes"] = nodes
@@ -328,6 +349,13 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if out["metrics"], err = in.rawDoc(raw); err != nil {
 			return nil, err
 		}
+	}
+	if in.DemandHistory != nil {
+		h, err := in.DemandHistory.Marshal()
+		if err != nil {
+			return nil, err
+		}
+		out["demandHistory"] = json.RawMessage(h)
 	}
 	for _, list := range []struct {
 		key  string

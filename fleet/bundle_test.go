@@ -224,7 +224,7 @@ func TestRedactedBundleKeepsNoURLOrKeyButStillLoads(t *testing.T) {
 	}
 }
 
-const splitDir = "testdata/spark-fleet"
+const splitDir = "../examples/spark-fleet"
 
 // splitSources is how the spark fleet's separate files are named.
 func splitSources(dir string) Sources {
@@ -248,7 +248,7 @@ func splitSources(dir string) Sources {
 	return src
 }
 
-// TestSplitFilesAreTheBundleSplit rewrites testdata/spark-fleet from the
+// TestSplitFilesAreTheBundleSplit rewrites examples/spark-fleet from the
 // example bundle when UPDATE_GOLDEN is set (pool.toml is written by hand),
 // and otherwise checks that the files are still the bundle's documents.
 func TestSplitFilesAreTheBundleSplit(t *testing.T) {
@@ -351,7 +351,7 @@ func TestLoadRefusesAReportGivenTwice(t *testing.T) {
 	src := splitSources(splitDir)
 	src.StatusFiles = []string{src.Status["spark-node-02"]}
 	_, err := Load(src)
-	if err == nil || !strings.Contains(err.Error(), `a second status for node "spark-node-02" (the first came from testdata/spark-fleet/nodes/spark-node-02.status.json)`) {
+	if err == nil || !strings.Contains(err.Error(), `a second status for node "spark-node-02" (the first came from ../examples/spark-fleet/nodes/spark-node-02.status.json)`) {
 		t.Errorf("Load = %v, want the second status refused", err)
 	}
 }
@@ -417,7 +417,7 @@ func TestParseBundleErrorsNameFilePathAndExpectation(t *testing.T) {
 			"f.json:1:1: $: expected a fleet bundle object, got an array"},
 		{"an unknown top-level key is named with the known ones",
 			mutate(t, `"x"`, "polcy"),
-			`$: unknown key "polcy" (known: schema, description, config, profiles, policy, nodes, metrics, benchmarks, recipes)`},
+			`$: unknown key "polcy" (known: schema, description, config, profiles, policy, nodes, metrics, demandHistory, benchmarks, recipes)`},
 		{"another schema is refused",
 			mutate(t, `"poolsolve.fleet/v2"`, "schema"),
 			`$.schema: expected "poolsolve.fleet/v1", got string "poolsolve.fleet/v2"`},
@@ -450,7 +450,7 @@ func TestParseBundleErrorsNameFilePathAndExpectation(t *testing.T) {
 			`$.nodes["spark-node-01"].inventory.modelRoots[0].freeGb: expected a number >= 0, got number -1`},
 		{"an unknown part of a node report is named",
 			mutate(t, `{}`, "nodes", "spark-node-01", "telemetry"),
-			`$.nodes["spark-node-01"]: unknown key "telemetry" (known: profile, inventory, status)`},
+			`$.nodes["spark-node-01"]: unknown key "telemetry" (known: profile, inventory, status, metrics)`},
 		{"a gateway error saved as a status says so",
 			mutate(t, `{"error":{"message":"missing or invalid admin authorization token","type":"authentication_error","code":"unauthorized"}}`, "nodes", "spark-node-01", "status"),
 			`$.nodes["spark-node-01"].status: the gateway answered with an error instead of the document: unauthorized: missing or invalid admin authorization token`},

@@ -155,23 +155,6 @@ func readMetrics(data []byte, file string) (*lloom.Metrics, json.RawMessage, err
 	return m, data, nil
 }
 
-// AddMetrics reads a metrics document (a /gateway/metrics answer, or
-// LLooM's history file) into inputs that have none, as a bundle's
-// "metrics" would be read; src says where it came from. A live answer of
-// tens of megabytes is read once, not copied into a bundle and read again.
-func (in *Inputs) AddMetrics(data []byte, src Source) error {
-	if in.Metrics != nil {
-		return fmt.Errorf("fleet: metrics are given twice (%s and %s)", in.Sources["metrics"], src)
-	}
-	m, raw, err := readMetrics(data, src.String())
-	if err != nil {
-		return err
-	}
-	in.Metrics, in.raw.metrics = m, raw
-	in.setSource("metrics", src)
-	return nil
-}
-
 func readBenchmarks(data []byte, file string) (*lloom.BenchmarkSuite, json.RawMessage, error) {
 	return parseCanonical(data, file, lloom.ParseBenchmarkSuite)
 }
@@ -199,6 +182,8 @@ func (in *Inputs) addNodePart(node, part string, v any, raw json.RawMessage, src
 		n.Inventory, r.inventory = v.(*inventory.Inventory), raw
 	case "status":
 		n.Status, r.status = v.(*lloom.NodeStatus), raw
+	case "metrics":
+		n.Metrics, r.metrics = v.(*lloom.Metrics), raw
 	}
 	in.Nodes[node], in.raw.nodes[node] = n, r
 	in.setSource(key, src)

@@ -32,14 +32,17 @@ type Inputs struct {
 	// Policy is pool.toml (DefaultPolicy when none was given).
 	Policy *Policy
 	// Nodes holds what each node reports, by node id.
-	Nodes      map[string]NodeInputs
-	Metrics    *lloom.Metrics
-	Benchmarks []*lloom.BenchmarkSuite
-	Recipes    []*lloom.Recipe
+	Nodes   map[string]NodeInputs
+	Metrics *lloom.Metrics
+	// DemandHistory is poolsolve's memory of how requests split over
+	// aliases (--demand-history), used where a gateway's recent[] is empty.
+	DemandHistory *DemandHistory
+	Benchmarks    []*lloom.BenchmarkSuite
+	Recipes       []*lloom.Recipe
 
 	// Sources says where each document came from, keyed "config",
 	// "policy", "metrics", "profiles/<name>", "nodes/<id>/status",
-	// "nodes/<id>/profile", "nodes/<id>/inventory", "benchmarks[<i>]" and
+	// "nodes/<id>/profile", "nodes/<id>/inventory", "nodes/<id>/metrics", "benchmarks[<i>]" and
 	// "recipes[<i>]".
 	Sources map[string]Source
 
@@ -54,6 +57,10 @@ type NodeInputs struct {
 	Profile   *lloom.MachineProfile
 	Inventory *inventory.Inventory
 	Status    *lloom.NodeStatus
+	// Metrics are the node's own gateway's metrics: every LLooM gateway
+	// counts the requests it answered, so a cluster's demand is the sum
+	// over its nodes (docs/gateway.md).
+	Metrics *lloom.Metrics
 }
 
 // ConfigPool is poolsolve's top-level "pool" block in LLooM's config.json
@@ -88,7 +95,7 @@ type rawDocs struct {
 }
 
 type rawNode struct {
-	profile, inventory, status json.RawMessage
+	profile, inventory, status, metrics json.RawMessage
 }
 
 // Pins returns the policy's pins followed by the config's pool.pins.

@@ -24,6 +24,9 @@ type Sources struct {
 	ProfilesDir string
 	// Policy is pool.toml.
 	Policy string
+	// DemandHistory is poolsolve's demand history file; one that does not
+	// exist yet reads as empty.
+	DemandHistory string
 	// Metrics is a saved GET /gateway/metrics answer or LLooM's metrics
 	// history file.
 	Metrics string
@@ -80,6 +83,12 @@ func Load(src Sources) (*Inputs, error) {
 		return nil, err
 	}
 
+	if src.DemandHistory != "" {
+		if in.DemandHistory, err = LoadDemandHistory(src.DemandHistory); err != nil {
+			return nil, err
+		}
+		in.setSource("demandHistory", Source{File: src.DemandHistory})
+	}
 	if src.Metrics != "" {
 		data, err := readFile(src.Metrics)
 		if err != nil {

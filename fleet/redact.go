@@ -29,6 +29,7 @@ func (in *Inputs) Redacted() (*Inputs, error) {
 				Profile:   lloom.Redact(n.Profile),
 				Inventory: lloom.Redact(n.Inventory),
 				Status:    n.Status.Redacted(),
+				Metrics:   lloom.Redact(n.Metrics),
 			}
 		}
 	}

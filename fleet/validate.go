@@ -191,6 +191,15 @@ func (v *validator) activeProfile() {
 }
 
 func (v *validator) nodeReports() {
+	if v.in.Metrics != nil {
+		for _, id := range v.in.NodeIDs() {
+			if v.in.Nodes[id].Metrics != nil {
+				src, _, at := v.locate(nodeKey(id, "metrics"))
+				v.add(src, at, "metrics of node %q next to the fleet's metrics: give each gateway's metrics per node, or one document for the fleet, not both (its requests would count twice)", id)
+				break
+			}
+		}
+	}
 	for _, id := range v.in.NodeIDs() {
 		if v.nodeKnown(id) {
 			continue

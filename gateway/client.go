@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -18,6 +19,9 @@ import (
 const (
 	DefaultTimeout = 5 * time.Second
 	DefaultMaxBody = 32 << 20
+	// DefaultRetryBackoff is the wait before a refused connection is
+	// tried again: long enough for a gateway that is restarting to bind.
+	DefaultRetryBackoff = 250 * time.Millisecond
 )
 
 // Options say which gateway to read and how.
@@ -28,11 +32,17 @@ type Options struct {
 	// APIKey is the admin bearer key, sent only as `Authorization: Bearer`
 	// to the gateway and to nodes asked directly; empty sends none.
 	APIKey string
-	// Timeout bounds one request to the gateway; default 5s.
+	// Timeout bounds the whole fetch: every request, to the gateway or to
+	// a node, ends by the time Timeout has passed since Fetch began;
+	// default 5s.
 	Timeout time.Duration
-	// NodeTimeout bounds one request to a node asked directly at its
-	// configured endpoint; default Timeout.
+	// NodeTimeout is one node's budget: every request about that node
+	// (its status asked directly, its profile, its metrics) ends within
+	// NodeTimeout of the first, and by Timeout overall; default Timeout.
 	NodeTimeout time.Duration
+	// RetryBackoff is how long a refused connection waits before its one
+	// retry; default 250ms.
+	RetryBackoff time.Duration
 	// MaxBody caps one answer, in bytes; default 32 MiB.
 	MaxBody int64
 	// HTTPClient sends the requests; default a client without proxy. Its
@@ -90,6 +100,9 @@ func (o Options) withDefaults() (Options, *url.URL, error) {
 	if o.NodeTimeout <= 0 {
 		o.NodeTimeout = o.Timeout
 	}
+	if o.RetryBackoff <= 0 {
+		o.RetryBackoff = DefaultRetryBackoff
+	}
 	if o.MaxBody <= 0 {
 		o.MaxBody = DefaultMaxBody
 	}
@@ -128,9 +141,10 @@ func route(base *url.URL, path, query string) *url.URL {
 
 // client fetches JSON documents within the limits of Options.
 type client struct {
-	hc  *http.Client
-	key string
-	max int64
+	hc      *http.Client
+	key     string
+	max     int64
+	backoff time.Duration
 }
 
 func newClient(o Options) *client {
@@ -145,14 +159,43 @@ func newClient(o Options) *client {
 		hc.Transport = t
 	}
 	hc.CheckRedirect = safehttp.SameHostOnly
-	return &client{hc: &hc, key: o.APIKey, max: o.MaxBody}
+	return &client{hc: &hc, key: o.APIKey, max: o.MaxBody, backoff: o.RetryBackoff}
 }
 
-// get fetches one JSON document within timeout. Its errors never quote the
-// URL, the key or the body; an answer other than 200 is an *HTTPError.
-func (c *client) get(ctx context.Context, u *url.URL, timeout time.Duration) ([]byte, error) {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+// get fetches one JSON document by the deadline; budget is the time the
+// deadline stands for, for messages ("no answer within 5s"). A refused
+// connection is tried once more after the backoff, while the deadline
+// allows: a gateway that is restarting refuses for a moment. Its errors
+// never quote the URL, the key or the body; an answer other than 200 is an
+// *HTTPError.
+func (c *client) get(ctx context.Context, u *url.URL, deadline time.Time, budget time.Duration) ([]byte, error) {
+	ctx, cancel := context.WithDeadline(ctx, deadline)
 	defer cancel()
+	body, err := c.getOnce(ctx, u, budget)
+	if errors.Is(err, errRefused) {
+		t := time.NewTimer(c.backoff)
+		select {
+		case <-t.C:
+			body, err = c.getOnce(ctx, u, budget)
+			if errors.Is(err, errRefused) {
+				err = fmt.Errorf("connection refused, and again %s later", c.backoff)
+			}
+		case <-ctx.Done():
+			t.Stop()
+		}
+	}
+	return body, err
+}
+
+// errRefused marks a refused connection, which get tries once more.
+var errRefused = errors.New("connection refused")
+
+type refusedError struct{ err error }
+
+func (e refusedError) Error() string        { return e.err.Error() }
+func (e refusedError) Is(target error) bool { return target == errRefused }
+
+func (c *client) getOnce(ctx context.Context, u *url.URL, timeout time.Duration) ([]byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
 		return nil, errors.New("not a usable URL")
@@ -163,6 +206,9 @@ func (c *client) get(ctx context.Context, u *url.URL, timeout time.Duration) ([]
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.hc.Do(req)
 	if err != nil {
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			return nil, refusedError{safehttp.Describe(err, timeout)}
+		}
 		return nil, safehttp.Describe(err, timeout)
 	}
 	defer resp.Body.Close()

@@ -5,18 +5,21 @@
 //	GET /gateway/node?inventory=1      when the gateway is not a cluster
 //	GET /gateway/profile               a node whose status has neither
 //	                                   inventory nor machine profile
-//	GET /gateway/metrics               demand and measured latency
+//	GET /gateway/metrics               of every reachable node: each LLooM
+//	                                   gateway counts only its own requests
 //
-// Fetch asks those routes and returns a Fleet: one status per node, with
-// what the node's facts come from (its inventory, or a fallback for
-// gateways that predate inventory) and, for a node that could not be
-// asked, why. Fleet.Inputs merges it with the documents read from local
+// Fetch asks those routes and returns a Fleet: one status and metrics
+// document per node, with what the node's facts come from (its inventory,
+// or a fallback for gateways that predate inventory) and, for a node that
+// could not be asked, why. Fleet.Inputs merges it with the documents read from local
 // files (the config, which a gateway does not serve, and any policy,
 // profiles, benchmarks or recipes) into fleet.Inputs, through the fleet
 // bundle format, so a live fleet and its snapshot plan alike.
 //
-// Every request is bounded: a timeout, a body size cap, JSON content types
-// only, no redirects to another host, no proxy by default. A node that
+// Every request is bounded: the whole fetch ends within Options.Timeout and
+// each node has one budget within it, a refused connection is tried once
+// more after a short backoff, a body size cap, JSON content types only, no
+// redirects to another host, no proxy by default. A node that
 // fails any of these is planned as unreachable with the reason; the rest
 // of the fleet is still planned. Only a gateway that answers nothing
 // usable, or refuses the key, fails the fetch.

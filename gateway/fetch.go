@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -44,9 +45,6 @@ type Fleet struct {
 	Mode string
 	// Nodes by id.
 	Nodes map[string]*Node
-	// Metrics is the /gateway/metrics answer, scrubbed, compact, keys
-	// sorted; nil when the gateway gave none (see Problems).
-	Metrics json.RawMessage
 	// Problems are what could not be fetched without failing the fetch,
 	// one line each, sorted (unreachable nodes are in Nodes instead).
 	Problems []string
@@ -73,6 +71,10 @@ type Node struct {
 	// Unreachable is why the node could not be asked or is reported
 	// unreachable; empty for a reachable node.
 	Unreachable string
+	// Metrics is the node's own /gateway/metrics answer, redacted; nil
+	// when it gave none (see Fleet.Problems). Every LLooM gateway counts
+	// only the requests sent to it, so demand is read from every node.
+	Metrics json.RawMessage
 }
 
 // maxParallel bounds how many nodes are asked at once.
@@ -89,14 +91,16 @@ func Fetch(ctx context.Context, opts Options) (*Fleet, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &fetcher{o: o, base: base, c: newClient(o)}
+	f := &fetcher{o: o, base: base, c: newClient(o), deadline: time.Now().Add(o.Timeout), nodeDeadline: map[string]time.Time{}}
+	ctx, cancel := context.WithDeadline(ctx, f.deadline)
+	defer cancel()
 	f.fleet = &Fleet{Source: "gateway " + base.String(), Nodes: map[string]*Node{}}
 	if err := f.main(ctx); err != nil {
 		return nil, err
 	}
+	f.direct(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { f.metrics(ctx) })
-	f.direct(ctx)
 	f.profiles(ctx)
 	wg.Wait()
 	sort.Strings(f.fleet.Problems)
@@ -110,7 +114,30 @@ type fetcher struct {
 	fleet *Fleet
 	// local is the id of the node the gateway itself runs on.
 	local string
-	mu    sync.Mutex // guards fleet.Problems
+	// deadline ends the whole fetch: Options.Timeout after it began.
+	deadline time.Time
+	mu       sync.Mutex // guards fleet.Problems and nodeDeadline
+	// nodeDeadline is each node's one budget, set by its first request.
+	nodeDeadline map[string]time.Time
+}
+
+// budget is the deadline of a request about node id (the gateway's own
+// node shares the fetch's) and the time it stands for in messages.
+func (f *fetcher) budget(id string) (time.Time, time.Duration) {
+	if id == f.local || f.o.NodeTimeout >= f.o.Timeout {
+		return f.deadline, f.o.Timeout
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d, ok := f.nodeDeadline[id]
+	if !ok {
+		d = time.Now().Add(f.o.NodeTimeout)
+		if d.After(f.deadline) {
+			d = f.deadline
+		}
+		f.nodeDeadline[id] = d
+	}
+	return d, f.o.NodeTimeout
 }
 
 func (f *fetcher) problem(format string, args ...any) {
@@ -122,7 +149,7 @@ func (f *fetcher) problem(format string, args ...any) {
 // main asks the gateway for the cluster, else for its own node.
 func (f *fetcher) main(ctx context.Context) error {
 	name := f.fleet.Source
-	body, err := f.c.get(ctx, route(f.base, "/gateway/cluster", "inventory=1"), f.o.Timeout)
+	body, err := f.c.get(ctx, route(f.base, "/gateway/cluster", "inventory=1"), f.deadline, f.o.Timeout)
 	var clusterErr error
 	if err == nil {
 		cs, broken, perr := readCluster(body)
@@ -162,7 +189,7 @@ func (f *fetcher) main(ctx context.Context) error {
 		}
 	}
 
-	body, err = f.c.get(ctx, route(f.base, "/gateway/node", "inventory=1"), f.o.Timeout)
+	body, err = f.c.get(ctx, route(f.base, "/gateway/node", "inventory=1"), f.deadline, f.o.Timeout)
 	if err != nil {
 		if errors.Is(err, ErrUnauthorized) {
 			return fmt.Errorf("%s: %w", name, err)
@@ -435,7 +462,8 @@ func (f *fetcher) askNode(ctx context.Context, id string) (*lloom.NodeStatus, er
 	if err != nil {
 		return nil, err
 	}
-	body, err := f.c.get(ctx, route(base, "/gateway/node", "inventory=1"), f.o.NodeTimeout)
+	deadline, budget := f.budget(id)
+	body, err := f.c.get(ctx, route(base, "/gateway/node", "inventory=1"), deadline, budget)
 	if err != nil {
 		return nil, fmt.Errorf("not in the gateway's answer, and asked directly: %w", err)
 	}
@@ -484,7 +512,7 @@ func (f *fetcher) profiles(ctx context.Context) {
 }
 
 func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
-	base, timeout := f.base, f.o.Timeout
+	base := f.base
 	if n.ID != f.local {
 		if f.o.Config == nil {
 			return errors.New("no config to find its endpoint")
@@ -493,9 +521,10 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 		if err != nil {
 			return errors.New("the config gives no usable endpoint")
 		}
-		base, timeout = u, f.o.NodeTimeout
+		base = u
 	}
-	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), timeout)
+	deadline, budget := f.budget(n.ID)
+	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), deadline, budget)
 	if err != nil {
 		return err
 	}
@@ -511,27 +540,65 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 	return nil
 }
 
-// metrics reads /gateway/metrics; without it demand is zero, which the
-// catalog notes.
+// metrics reads /gateway/metrics of every reachable node in parallel: the
+// gateway's own for its node, each other node's at its endpoint. A node
+// that gives none is left out of demand, with a problem line; without any,
+// demand is zero, which the catalog notes.
 func (f *fetcher) metrics(ctx context.Context) {
 	q := ""
 	if p := f.o.MetricsPeriod; p != "" && p != "all" {
 		q = "period=" + url.QueryEscape(p)
 	}
-	body, err := f.c.get(ctx, route(f.base, "/gateway/metrics", q), f.o.Timeout)
+	var ids []string
+	for _, id := range sortedKeys(f.fleet.Nodes) {
+		if f.fleet.Nodes[id].Unreachable == "" {
+			ids = append(ids, id)
+		}
+	}
+	errs := make([]error, len(ids))
+	raws := make([]json.RawMessage, len(ids))
+	f.parallel(ctx, len(ids), func(i int) {
+		raws[i], errs[i] = f.askMetrics(ctx, ids[i], q)
+	})
+	got := 0
+	for i, id := range ids {
+		if errs[i] != nil {
+			f.problem("%s: /gateway/metrics: %v; its requests are left out of demand", id, errs[i])
+			continue
+		}
+		f.fleet.Nodes[id].Metrics = raws[i]
+		got++
+	}
+	if got == 0 && len(ids) > 0 {
+		f.problem("no node gave its metrics: planning without demand")
+	}
+}
+
+func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage, error) {
+	base := f.base
+	if id != f.local {
+		if f.o.Config == nil {
+			return nil, errors.New("no config to find its endpoint")
+		}
+		u, err := f.endpoint(id)
+		if err != nil {
+			return nil, errors.New("the config gives no usable endpoint")
+		}
+		base = u
+	}
+	deadline, budget := f.budget(id)
+	body, err := f.c.get(ctx, route(base, "/gateway/metrics", q), deadline, budget)
 	if err != nil {
-		f.problem("/gateway/metrics: %v; planning without demand", err)
-		return
+		return nil, err
 	}
 	raw, err := lloom.RedactJSON(body)
 	if err == nil {
 		_, err = lloom.ParseMetrics(raw, "/gateway/metrics")
 	}
 	if err != nil {
-		f.problem("/gateway/metrics: %v; planning without demand", parseProblem("metrics document", err))
-		return
+		return nil, parseProblem("metrics document", err)
 	}
-	f.fleet.Metrics = raw
+	return raw, nil
 }
 
 // parallel runs do(0..n-1), at most maxParallel at once.
@@ -558,6 +625,28 @@ func (fl *Fleet) Unreachable() map[string]string {
 	for id, n := range fl.Nodes {
 		if n.Unreachable != "" {
 			out[id] = n.Unreachable
+		}
+	}
+	return out
+}
+
+// LLooMVersion is the LLooM release the gateway reports for its own node,
+// or "" when it reports none (LLooM 0.2.3 does not).
+func (fl *Fleet) LLooMVersion() string {
+	for _, id := range sortedKeys(fl.Nodes) {
+		if n := fl.Nodes[id]; n.From != FromDirect && n.Status != nil && n.Status.Local && n.Status.Version != "" {
+			return n.Status.Version
+		}
+	}
+	return ""
+}
+
+// MetricsFrom lists the nodes that gave their metrics, sorted.
+func (fl *Fleet) MetricsFrom() []string {
+	var out []string
+	for _, id := range sortedKeys(fl.Nodes) {
+		if fl.Nodes[id].Metrics != nil {
+			out = append(out, id)
 		}
 	}
 	return out

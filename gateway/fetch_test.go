@@ -15,6 +15,13 @@ import (
 
 const testKey = "test-admin-key"
 
+// noEndpointProblems are the lines of a fetch whose config gives the
+// other nodes no endpoint: their metrics cannot be read.
+var noEndpointProblems = []string{
+	"spark-node-02: /gateway/metrics: the config gives no usable endpoint; its requests are left out of demand",
+	"spark-node-03: /gateway/metrics: the config gives no usable endpoint; its requests are left out of demand",
+}
+
 func fetch(t *testing.T, opts Options) *Fleet {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -73,8 +80,8 @@ func TestFetchReadsClusterGateways(t *testing.T) {
 			if got := fl.Fallbacks(); !slices.Equal(got, tc.wantFallbacks) {
 				t.Errorf("Fallbacks() = %q, want %q", got, tc.wantFallbacks)
 			}
-			if fl.Metrics == nil || len(fl.Problems) > 0 {
-				t.Errorf("metrics %d bytes, problems %q; want metrics and no problems", len(fl.Metrics), fl.Problems)
+			if from := fl.MetricsFrom(); !slices.Equal(from, []string{"spark-node-01"}) || !slices.Equal(fl.Problems, noEndpointProblems) {
+				t.Errorf("metrics of %v, problems %q; want the gateway's own, and the others named", from, fl.Problems)
 			}
 			if gw.hit("/gateway/node") != 0 || gw.hit("/gateway/profile") != 0 {
 				t.Errorf("a cluster answer with profiles needs no other route; hits %v", gw.hits)
@@ -461,8 +468,8 @@ func TestFetchKeepsGoingWithoutMetrics(t *testing.T) {
 		metrics http.HandlerFunc
 		want    string
 	}{
-		{"a gateway without the metrics route", nil, "/gateway/metrics: HTTP 404: unknown route: /gateway/runtimes; planning without demand"},
-		{"metrics that are not a metrics document", answer(200, []byte(`{"hello":"world"}`)), "/gateway/metrics: answer is not a metrics document: not a metrics document"},
+		{"a gateway without the metrics route", nil, "spark-node-01: /gateway/metrics: HTTP 404: unknown route: /gateway/runtimes; its requests are left out of demand"},
+		{"metrics that are not a metrics document", answer(200, []byte(`{"hello":"world"}`)), "spark-node-01: /gateway/metrics: answer is not a metrics document: not a metrics document: expected a /gateway/metrics answer or a metrics history file; its requests are left out of demand"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -471,8 +478,9 @@ func TestFetchKeepsGoingWithoutMetrics(t *testing.T) {
 				gw.handle("/gateway/metrics", tc.metrics)
 			}
 			fl := fetch(t, Options{URL: gw.srv.URL, Config: testConfig(t, nil)})
-			if fl.Metrics != nil || len(fl.Problems) != 1 || !strings.HasPrefix(fl.Problems[0], tc.want) {
-				t.Errorf("metrics %d bytes, problems %q; want none and a problem starting %q", len(fl.Metrics), fl.Problems, tc.want)
+			want := append([]string{"no node gave its metrics: planning without demand", tc.want}, noEndpointProblems...)
+			if from := fl.MetricsFrom(); len(from) != 0 || !slices.Equal(fl.Problems, want) {
+				t.Errorf("metrics of %v, problems %q; want none and %q", from, fl.Problems, want)
 			}
 		})
 	}

@@ -53,6 +53,13 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 			}
 			live["nodes/"+id+"/status"] = fleet.Source{File: fl.Source, Path: statusRoute(n.From)}
 		}
+		if n.Metrics != nil {
+			if _, dup := doc["metrics"]; dup {
+				return nil, errors.New("metrics are given by a local file and by the gateway; drop the file")
+			}
+			parts["metrics"] = n.Metrics
+			live["nodes/"+id+"/metrics"] = fleet.Source{File: fl.Source, Path: "its own /gateway/metrics"}
+		}
 		if n.profileRaw != nil {
 			if _, dup := parts["profile"]; dup {
 				return nil, fmt.Errorf("node %q: a machine profile is given by a local file and by the gateway; drop the file", id)
@@ -66,9 +73,6 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 			return nil, fmt.Errorf("gateway: %w", err)
 		}
 	}
-	if _, dup := doc["metrics"]; dup && fl.Metrics != nil {
-		return nil, errors.New("metrics are given by a local file and by the gateway; drop the file")
-	}
 	merged, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: %w", err)
@@ -80,7 +84,7 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 	// The local documents as read, so messages name their files.
 	in.Config, in.ConfigRaw, in.ConfigPool = base.Config, base.ConfigRaw, base.ConfigPool
 	in.Policy, in.Profiles, in.Benchmarks, in.Recipes = base.Policy, base.Profiles, base.Benchmarks, base.Recipes
-	in.Description = base.Description
+	in.Description, in.DemandHistory = base.Description, base.DemandHistory
 	for k := range in.Sources {
 		if s, ok := live[k]; ok {
 			in.Sources[k] = s
@@ -88,12 +92,6 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 			in.Sources[k] = s
 		} else {
 			delete(in.Sources, k)
-		}
-	}
-	// The answer, often the largest document, joins as read.
-	if fl.Metrics != nil {
-		if err := in.AddMetrics(fl.Metrics, fleet.Source{File: fl.Source, Path: "/gateway/metrics"}); err != nil {
-			return nil, fmt.Errorf("gateway: the live fleet does not load: %w", err)
 		}
 	}
 	return in, nil

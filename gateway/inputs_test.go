@@ -44,8 +44,8 @@ func TestInputsMergesTheLiveFleetWithLocalFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(in.Nodes) != 3 || in.Metrics == nil {
-		t.Fatalf("nodes %v, metrics %v; want 3 nodes and metrics", in.NodeIDs(), in.Metrics != nil)
+	if len(in.Nodes) != 3 || in.Nodes["spark-node-01"].Metrics == nil {
+		t.Fatalf("nodes %v, metrics %v; want 3 nodes and spark-node-01's metrics", in.NodeIDs(), in.Nodes["spark-node-01"].Metrics != nil)
 	}
 	if inv := in.Nodes["spark-node-01"].Status.Inventory; len(inv) == 0 {
 		t.Errorf("spark-node-01's inventory did not reach the inputs")
@@ -56,7 +56,7 @@ func TestInputsMergesTheLiveFleetWithLocalFiles(t *testing.T) {
 	if s := in.Sources["nodes/spark-node-01/status"]; s.File != fl.Source || s.Path != "/gateway/cluster?inventory=1" {
 		t.Errorf("status source = %+v", s)
 	}
-	if s := in.Sources["metrics"]; s.Path != "/gateway/metrics" {
+	if s := in.Sources["nodes/spark-node-01/metrics"]; s.File != fl.Source || s.Path != "its own /gateway/metrics" {
 		t.Errorf("metrics source = %+v", s)
 	}
 	if _, ok := in.Sources["policy"]; ok {
@@ -228,7 +228,9 @@ func TestNoSecretLeavesTheGateway(t *testing.T) {
 		all.Write(data)
 		all.WriteString(n.Unreachable + n.Fallback)
 	}
-	all.Write(fl.Metrics)
+	for _, n := range fl.Nodes {
+		all.Write(n.Metrics)
+	}
 	all.WriteString(strings.Join(fl.Problems, "\n") + strings.Join(fl.Fallbacks(), "\n"))
 	if i := bytes.Index(all.Bytes(), []byte("canary")); i >= 0 {
 		t.Errorf("a canary leaked: ...%s...", all.Bytes()[max(0, i-80):min(all.Len(), i+60)])

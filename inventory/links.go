@@ -8,9 +8,9 @@ import (
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
-// fabricNet is the NVIDIA Sync fabric range: LLooM's discovery only
+// FabricRange is the NVIDIA Sync fabric range: LLooM's discovery only
 // considers 10.100.* addresses.
-var fabricNet = netip.MustParsePrefix("10.100.0.0/16")
+var FabricRange = netip.MustParsePrefix("10.100.0.0/16")
 
 // FabricPeer is another node's fabric address as the cluster config
 // knows it (cluster.nodes[N].fabricAddress, or a 10.100.* backendHost).
@@ -34,7 +34,7 @@ type FabricPeer struct {
 func fabricLinks(self string, configured []Link, peers []FabricPeer, addrs []InterfaceAddr) ([]Link, []string) {
 	var local []InterfaceAddr
 	for _, a := range addrs {
-		if a.Prefix.Addr().Is4() && fabricNet.Contains(a.Prefix.Addr()) {
+		if a.Prefix.Addr().Is4() && FabricRange.Contains(a.Prefix.Addr()) {
 			local = append(local, a)
 		}
 	}
@@ -78,7 +78,7 @@ func fabricLinks(self string, configured []Link, peers []FabricPeer, addrs []Int
 			continue
 		}
 		addr, err := netip.ParseAddr(p.Address)
-		if err != nil || !addr.Is4() || !fabricNet.Contains(addr) || seenPeer[addr.String()] || isLocal(addr.String()) {
+		if err != nil || !addr.Is4() || !FabricRange.Contains(addr) || seenPeer[addr.String()] || isLocal(addr.String()) {
 			continue
 		}
 		var match []InterfaceAddr

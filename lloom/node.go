@@ -24,6 +24,9 @@ type NodeStatus struct {
 	Telemetry      *Telemetry     `json:"telemetry,omitempty"`
 	RuntimeManager RuntimeManager `json:"runtimeManager"`
 	Identity       *NodeIdentity  `json:"identity,omitempty"`
+	// Version is the LLooM release a gateway reports for itself, when it
+	// does (0.2.3 does not); validate and plan check the config against it.
+	Version string `json:"version,omitempty"`
 	// Inventory is the node inventory of newer gateways (`?inventory=1`),
 	// kept as written: package inventory defines its shape. Gateways that
 	// predate it leave it empty.

@@ -1,6 +1,9 @@
 package model
 
-import "sort"
+import (
+	"slices"
+	"sort"
+)
 
 // Residency says how a placed lane holds its memory.
 type Residency string
@@ -291,8 +294,14 @@ type CurrentLane struct {
 	Variant   string    `json:"variant"`
 	Nodes     []string  `json:"nodes"`
 	Residency Residency `json:"residency"`
-	Status    string    `json:"status,omitempty"`
+	// Status is the node status row's, or LaneUnknown.
+	Status string `json:"status,omitempty"`
 }
+
+// LaneUnknown is the status of a lane on a node that could not be asked:
+// whether it runs is not known, so a plan neither stops it nor asks the
+// operator to.
+const LaneUnknown = "unknown (node unreachable)"
 
 // CurrentRoute is an alias's route now: the model it serves first.
 type CurrentRoute struct {
@@ -410,4 +419,17 @@ func (p *Pool) Sort() {
 	})
 	sort.Slice(p.Current.Lanes, func(i, j int) bool { return p.Current.Lanes[i].Variant < p.Current.Lanes[j].Variant })
 	sort.Slice(p.Current.Routes, func(i, j int) bool { return p.Current.Routes[i].Alias < p.Current.Routes[j].Alias })
+}
+
+// EveryNodeAvailable is a shallow copy of p whose nodes are all available
+// (none cordoned or unreachable): what a placement would need if a cordon
+// were lifted, so that a cordon can be named as the only thing in a lane's
+// way.
+func (p *Pool) EveryNodeAvailable() *Pool {
+	q := *p
+	q.Nodes = slices.Clone(p.Nodes)
+	for i := range q.Nodes {
+		q.Nodes[i].Unavailable = ""
+	}
+	return &q
 }

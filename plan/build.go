@@ -54,10 +54,11 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	}
 	obj := res.Objective
 	pl.Objective = &obj
-	pl.Levels = levels(res.Levels)
+	pl.Levels = levels(res.Levels, p.Settings.LatencyUnitMs)
 	pl.Nodes = b.nodes()
 	pl.Routes = b.routes()
 	pl.Changes = b.diff()
+	pl.Unknown = b.unknown
 	pl.Summary = summarize(pl.Changes)
 	pl.Notes = append(pl.Notes, b.notes...)
 	return pl
@@ -93,6 +94,8 @@ type builder struct {
 	avail map[string]bool
 	expl  map[string][]solver.Explanation
 	notes []string
+	// unknown are current lanes on nodes that could not be asked.
+	unknown []UnknownLane
 }
 
 func newBuilder(p *model.Pool, res *solver.Result) *builder {
@@ -334,6 +337,9 @@ func (b *builder) routes() []Route {
 		}
 		seen[s.name] = true
 		r := Route{Source: s.name, Demand: finite(s.demand)}
+		if s.alias != nil {
+			r.DemandSource = scrub(s.alias.DemandSource)
+		}
 		if s.alias != nil && s.alias.SLO != nil {
 			r.SLO = &SLO{FirstTokenMs: Ms(s.alias.SLO.FirstTokenMs), TotalMs: Ms(s.alias.SLO.TotalMs)}
 		}
@@ -443,12 +449,13 @@ func (b *builder) firstAvailable(members []string) string {
 	return ""
 }
 
-func levels(ls [4]solver.Level) []Level {
+func levels(ls [4]solver.Level, unitMs float64) []Level {
 	out := make([]Level, len(ls))
 	for i, l := range ls {
 		out[i] = Level{
 			Index: l.Index, Name: l.Name, Value: l.Value, Status: string(l.Status),
 			LowerBound: l.LowerBound, BoundSource: l.BoundSource, Gap: roundTo(finite(l.Gap), 1000),
+			Unit: levelUnit(i, unitMs),
 		}
 		if out[i].Index == 0 {
 			out[i].Index = i + 1
@@ -458,6 +465,27 @@ func levels(ls [4]solver.Level) []Level {
 		}
 	}
 	return out
+}
+
+// levelUnit is what the i-th level (0-based) counts, as docs/objective.md
+// defines it; level 4 counts in the pool's latency unit (a non-positive
+// unit counts in milliseconds).
+func levelUnit(i int, unitMs float64) string {
+	switch i {
+	case 0:
+		return "uncovered sources"
+	case 1:
+		return "aliases external first"
+	case 2:
+		return "SLO violations"
+	}
+	if !(unitMs > 0) || math.IsInf(unitMs, 0) {
+		unitMs = 1
+	}
+	if unitMs >= 1000 && math.Mod(unitMs, 1000) == 0 {
+		return fmt.Sprintf("units of %g s", unitMs/1000)
+	}
+	return fmt.Sprintf("units of %g ms", unitMs)
 }
 
 func explanations(es []solver.Explanation) []Explanation {

@@ -42,6 +42,18 @@ func (b *builder) diff() []Change {
 // its lanes running now.
 func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLane) []Change {
 	var out []Change
+	// A lane on a node that could not be asked may or may not run: it is
+	// shown as unknown, never as a stop the operator must make.
+	var known []model.CurrentLane
+	for _, c := range now {
+		if c.Status == model.LaneUnknown && (l == nil || !sameSet(c.Nodes, l.nodes)) {
+			b.unknown = append(b.unknown, UnknownLane{Variant: v.ID, LaneKind: v.Kind, Nodes: sortedCopy(c.Nodes), Status: c.Status})
+			b.note("%s on %s: %s; the plan neither stops it nor counts on it", v.ID, key(c.Nodes), c.Status)
+			continue
+		}
+		known = append(known, c)
+	}
+	now = known
 	act := v.Actionable()
 	kept, moved := -1, -1
 	if l != nil {
@@ -405,11 +417,18 @@ func (b *builder) unavailable(m string) string {
 	case mm.External:
 		return "external models are not allowed"
 	}
-	var stopped []string
+	var stopped, unknown []string
 	for _, cl := range b.p.Current.Lanes {
-		if v := b.variant(cl.Variant); v != nil && b.lanes[v.ID] == nil && serves(v, mm) && !slices.Contains(stopped, v.ID) {
-			stopped = append(stopped, v.ID)
+		if v := b.variant(cl.Variant); v != nil && b.lanes[v.ID] == nil && serves(v, mm) && !slices.Contains(stopped, v.ID) && !slices.Contains(unknown, v.ID) {
+			if cl.Status == model.LaneUnknown {
+				unknown = append(unknown, v.ID)
+			} else {
+				stopped = append(stopped, v.ID)
+			}
 		}
+	}
+	if len(unknown) > 0 && len(stopped) == 0 {
+		return fmt.Sprintf("%s's lane %s is on a node that could not be asked", m, strings.Join(unknown, ", "))
 	}
 	if len(stopped) > 0 {
 		return fmt.Sprintf("%s stops with its lane %s", m, strings.Join(stopped, ", "))

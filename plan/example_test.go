@@ -42,17 +42,18 @@ func ExampleWriteText() {
 	// Planned solver exact.
 	//
 	// Nodes
-	//   mac-01  (unified:0  plan 52 GiB of 56 admitted; resident 20 GiB; free 32 GiB)
+	//   mac-01  (unified:0  plan 52 GiB of 56 GiB admitted; resident 20 GiB; free 32 GiB)
 	//       qwen-mlx  always  20 GiB  qwen
 	//
 	// Routes
-	//   chat  -> qwen  on qwen-mlx  600 ms
+	//   source   demand  served by  first token  SLO  lane
+	//   chat    500 req  qwen            600 ms       qwen-mlx
 	//
-	// Objective
-	//   1 coverage             0  optimal  (lower bound 0, trivial)
-	//   2 external-fallback    0  optimal  (lower bound 0, trivial)
-	//   3 slo                  0  optimal  (lower bound 0, trivial)
-	//   4 latency+churn      330  optimal  (lower bound 330, sat-unsat)
+	// Objective (each level minimised before the next)
+	//   1 coverage             0  uncovered sources       proved optimal
+	//   2 external-fallback    0  aliases external first  proved optimal
+	//   3 slo                  0  SLO violations          proved optimal
+	//   4 latency+churn      330  units of 1 s            proved optimal
 	//
 	// Changes
 	//   ~ residency  qwen-mlx on mac-01: auto -> always: latency: chat expects 600 ms first token instead of 8100 ms as auto

@@ -50,7 +50,10 @@ type Plan struct {
 	Changes      []Change         `json:"changes"`
 	Summary      Summary          `json:"summary"`
 	Explanations []Explanation    `json:"explanations,omitempty"`
-	Notes        []string         `json:"notes,omitempty"`
+	// Unknown are lanes configured on a node that could not be asked:
+	// whether they run is unknown, so no change stops them.
+	Unknown []UnknownLane `json:"unknown,omitempty"`
+	Notes   []string      `json:"notes,omitempty"`
 }
 
 // HasChanges reports whether the plan changes anything that runs now. An
@@ -114,6 +117,10 @@ type Route struct {
 	// own id.
 	Source string  `json:"source"`
 	Demand float64 `json:"demand"`
+	// DemandSource says how an alias's demand was counted: requested,
+	// split:recent, split:history or split:even, or per way with its
+	// requests when gateways differ; the plan's notes say it in words.
+	DemandSource string `json:"demandSource,omitempty"`
 	// Model is the served model, empty when the source is uncovered.
 	Model    string `json:"model,omitempty"`
 	External bool   `json:"external,omitempty"`
@@ -163,10 +170,14 @@ type Level struct {
 	Value      int64  `json:"value"`
 	Status     string `json:"status"` // optimal, bounded, heuristic
 	LowerBound int64  `json:"lowerBound"`
-	// BoundSource: sat-unsat, lp, trivial, or empty when nothing bounds
-	// the level.
+	// BoundSource: what proves LowerBound (docs/plan-json.md lists the
+	// sources), empty when nothing bounds the level.
 	BoundSource string  `json:"boundSource,omitempty"`
 	Gap         float64 `json:"gap"`
+	// Unit is what the value counts: "uncovered sources", "aliases
+	// external first", "SLO violations", "units of 1 s" (level 4, in the
+	// pool's latency unit).
+	Unit string `json:"unit,omitempty"`
 }
 
 // Change is one difference between what runs now and the plan. Which
@@ -197,6 +208,15 @@ type Change struct {
 
 // Manual reports whether the operator must make the change by hand.
 func (c Change) Manual() bool { return c.Kind == ManualStop || c.Kind == ManualStart }
+
+// UnknownLane is a lane the plan does not keep, on a node that could not
+// be asked; Status is model.LaneUnknown.
+type UnknownLane struct {
+	Variant  string            `json:"variant"`
+	LaneKind model.VariantKind `json:"laneKind,omitempty"`
+	Nodes    []string          `json:"nodes"`
+	Status   string            `json:"status"`
+}
 
 // Summary counts the changes by what they ask for.
 type Summary struct {

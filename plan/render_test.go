@@ -6,8 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
@@ -86,8 +89,8 @@ func TestTextOfAMultiDomainNodeListsEachDomain(t *testing.T) {
 	}
 	for _, want := range []string{
 		"  gpu-01\n",
-		"    (system:0  plan 244 GiB of 248 admitted; resident 20 GiB; free 224 GiB)",
-		"    (device:cuda:0  plan 76 GiB of 80 admitted; resident 40 GiB; free 36 GiB)",
+		"    (system:0  plan 244 GiB of 248 GiB admitted; resident 20 GiB; free 224 GiB)",
+		"    (device:cuda:0  plan 76 GiB of 80 GiB admitted; resident 40 GiB; free 36 GiB)",
 		"llama  always  20 GiB system:0 + 40 GiB device:cuda:0  llama",
 		"+ start  llama on gpu-01 (always)",
 	} {
@@ -241,5 +244,145 @@ func collectKeys(v any, keys map[string]bool) {
 		for _, e := range x {
 			collectKeys(e, keys)
 		}
+	}
+}
+
+func TestLostCoverageIsTheHeadlineAndTheSummaryCountsIt(t *testing.T) {
+	p, res := cordonedPair()
+	pl := plan.Build(p, res, plan.Meta{})
+	// Something serves embeddings now; the plan leaves it uncovered.
+	pl.Routes[0] = plan.Route{Source: "embeddings", Demand: 22000, Reason: "spark-node-03 is cordoned (--cordon)"}
+	pl.Changes = append(pl.Changes, plan.Change{Kind: plan.Reroute, Subject: "embeddings", From: "Qwen/Qwen3-Embedding-4B"})
+	var buf bytes.Buffer
+	if err := plan.WriteText(&buf, pl, plan.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if lines[3] != "! embeddings loses all coverage: spark-node-03 is cordoned (--cordon)" ||
+		lines[4] != "! model:Qwen/Qwen-Image-2.1-Diffusers is not covered: qwen-image-diffusers needs 70 GiB on spark-node-03 unified:0, where qwen3-embedding-4b and qwen38-27b-nvfp4 keep 52 GiB always; plan budget 111.6 GiB" {
+		t.Errorf("lost coverage is not the headline, lost first:\n%s", strings.Join(lines[:6], "\n"))
+	}
+	if !strings.Contains(buf.String(), "\nPlan: 1 alias loses all coverage, 1 source uncovered; 1 to start, ") {
+		t.Errorf("the summary does not count lost coverage:\n%s", buf.String())
+	}
+}
+
+func TestLevelsSayInPlainWordsHowGoodTheyAre(t *testing.T) {
+	tests := []struct {
+		name  string
+		level plan.Level
+		want  string
+	}{
+		{"a proved level", plan.Level{Index: 4, Value: 330, Status: "optimal", LowerBound: 330, BoundSource: "lp"}, "proved optimal"},
+		{"a bounded level bounds its distance from the optimum, not from itself",
+			plan.Level{Index: 4, Value: 1045, Status: "bounded", LowerBound: 1000, BoundSource: "lagrangian", Gap: 0.043}, "best found, at most 4.5% above optimal"},
+		{"a bounded level without a useful bound", plan.Level{Index: 4, Value: 10, Status: "bounded", BoundSource: "trivial"}, "best found, not proved optimal"},
+		{"a greedy level", plan.Level{Index: 4, Value: 9284, Status: "heuristic", BoundSource: "trivial", Gap: 1}, "heuristic, not proved"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			pl := &plan.Plan{Schema: plan.Schema, Levels: []plan.Level{tc.level}}
+			var buf bytes.Buffer
+			if err := plan.WriteText(&buf, pl, plan.TextOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), tc.want) {
+				t.Errorf("text lacks %q:\n%s", tc.want, buf.String())
+			}
+			for _, term := range []string{"gap", "lagrangian", "trivial", "100.0%", "lower bound"} {
+				if strings.Contains(buf.String(), term) {
+					t.Errorf("plain text uses the solver's term %q:\n%s", term, buf.String())
+				}
+			}
+			buf.Reset()
+			if err := plan.WriteText(&buf, pl, plan.TextOptions{Verbose: true}); err != nil {
+				t.Fatal(err)
+			}
+			if want := "(lower bound " + strconv.FormatInt(tc.level.LowerBound, 10) + ", " + tc.level.BoundSource + ")"; !strings.Contains(buf.String(), want) {
+				t.Errorf("verbose text lacks %q:\n%s", want, buf.String())
+			}
+		})
+	}
+}
+
+func TestEveryFigureCarriesItsUnit(t *testing.T) {
+	p, res := cordonedPair()
+	var buf bytes.Buffer
+	if err := plan.WriteText(&buf, plan.Build(p, res, plan.Meta{}), plan.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// A number followed by something other than a unit, in the sections
+	// that print figures (names like qwen3 or spark-node-03 are not figures).
+	bare := regexp.MustCompile(`(^|[ (])[0-9]+(\.[0-9]+)?([ ,;)]|$)`)
+	units := regexp.MustCompile(`^ ?(GiB|ms|req|uncovered sources|aliases external first|SLO violations|units of 1 s|s|to start|to stop|to move|residency|re-route|manual|source|alias)`)
+	for _, l := range strings.Split(buf.String(), "\n") {
+		if strings.HasPrefix(l, "  - ") || strings.Contains(l, "% above optimal") && false {
+			continue
+		}
+		for _, m := range bare.FindAllStringIndex(l, -1) {
+			rest := l[m[1]-1:]
+			if strings.HasPrefix(strings.TrimLeft(l[m[0]:m[1]], " ("), "1 ") && strings.Contains(l, "coverage") {
+				continue
+			}
+			if !units.MatchString(rest) && !strings.HasPrefix(strings.TrimSpace(l), "1 coverage") && !strings.HasPrefix(strings.TrimSpace(l), "2 external") &&
+				!strings.HasPrefix(strings.TrimSpace(l), "3 slo") && !strings.HasPrefix(strings.TrimSpace(l), "4 latency") {
+				t.Errorf("a figure without a unit in %q at %q", l, l[m[0]:])
+			}
+		}
+	}
+}
+
+func TestChangesOnlyLeavesOutEverythingButTheDiff(t *testing.T) {
+	p, res := cordonedPair()
+	var buf bytes.Buffer
+	if err := plan.WriteText(&buf, plan.Build(p, res, plan.Meta{}), plan.TextOptions{ChangesOnly: true}); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, gone := range []string{"\nNodes\n", "\nRoutes\n", "\nObjective", "\nExplanations\n", "\nNotes\n"} {
+		if strings.Contains(out, gone) {
+			t.Errorf("--changes-only prints %q:\n%s", gone, out)
+		}
+	}
+	for _, kept := range []string{"! model:Qwen/Qwen-Image-2.1-Diffusers is not covered", "\nChanges\n", "- stop         qwen-image-diffusers", "\nPlan: 1 source uncovered; 1 to start"} {
+		if !strings.Contains(out, kept) {
+			t.Errorf("--changes-only lacks %q:\n%s", kept, out)
+		}
+	}
+}
+
+func TestTextWrapsToTheWidthAndKeepsEveryWord(t *testing.T) {
+	p, res := cordonedPair()
+	pl := plan.Build(p, res, plan.Meta{Fleet: "examples/spark-fleet.json"})
+	var whole bytes.Buffer
+	if err := plan.WriteText(&whole, pl, plan.TextOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, width := range []int{60, 80, 120} {
+		var buf bytes.Buffer
+		if err := plan.WriteText(&buf, pl, plan.TextOptions{Width: width, Color: true}); err != nil {
+			t.Fatal(err)
+		}
+		plain := ansi.ReplaceAllString(buf.String(), "")
+		for _, l := range strings.Split(plain, "\n") {
+			if n := utf8.RuneCountInString(l); n > width && strings.Contains(strings.TrimSpace(l), " ") {
+				// Only the table columns before the free text may not
+				// fit, and then the line holds no space after them.
+				if !strings.HasPrefix(l, "  source") && !strings.Contains(l, " req ") {
+					t.Errorf("width %d: a %d-column line with spaces to wrap at:\n%s", width, n, l)
+				}
+			}
+		}
+		if got, want := strings.Fields(plain), strings.Fields(whole.String()); !slices.Equal(got, want) {
+			t.Errorf("width %d: wrapping changed the words:\n%s", width, plain)
+		}
+	}
+	var buf bytes.Buffer
+	if err := plan.WriteText(&buf, pl, plan.TextOptions{Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	// The reason of a long change continues under its own start.
+	if !strings.Contains(buf.String(), "  - stop         qwen-image-diffusers on spark-node-03 (was preferred): does not\n                 fit: ") {
+		t.Errorf("a wrapped change does not continue under its text:\n%s", buf.String())
 	}
 }

@@ -285,7 +285,7 @@ func (s *svgLayout) headerLines() []textLine {
 	if len(p.Changes) == 0 {
 		ls = append(ls, textLine{text: "No changes. The plan matches what runs now."})
 	} else {
-		ls = append(ls, textLine{text: summaryLine(p.Summary)})
+		ls = append(ls, textLine{text: summaryLine(p.Summary, uncovered(p))})
 	}
 	var lv []string
 	for _, l := range p.Levels {

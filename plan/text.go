@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -11,12 +13,20 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 )
 
-// TextOptions steer WriteText. The zero value is plain text.
+// TextOptions steer WriteText. The zero value is plain text, unwrapped.
 type TextOptions struct {
-	// Color adds ANSI colours (changes by kind, broken SLOs, headings).
+	// Color adds ANSI colours: red stops and lost coverage, green starts,
+	// yellow changes and unproved levels, bold headings.
 	Color bool
-	// Verbose adds each domain's admission rule and headroom.
+	// Verbose adds each domain's admission rule and headroom, and each
+	// level's lower bound and what proves it.
 	Verbose bool
+	// Width wraps lines longer than Width columns at spaces, continuing
+	// under the text they continue; 0 leaves lines whole.
+	Width int
+	// ChangesOnly prints the headline, the changes and their summary:
+	// no nodes, routes, objective, explanations or notes.
+	ChangesOnly bool
 }
 
 const header = "poolsolve plan — dry run: nothing is started, stopped or rerouted."
@@ -43,25 +53,85 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 	// act on the control and bidi characters they may hold.
 	p = printable.Copy(p)
 	t := &textWriter{opts: opts}
-	t.line(header)
+	t.para(header)
 	if meta := metaLine(p); meta != "" {
-		t.line(meta)
+		t.para(meta)
 	}
-	t.list("Fallbacks", p.Fallbacks)
 	if p.Infeasible {
 		t.blank()
-		t.line(t.paint(ansiRed, "No plan: the hard constraints (pins, cordons, budgets) admit none."))
+		t.line(t.paint(ansiBold+ansiRed, "No plan: the hard constraints (pins, cordons, budgets) admit none."))
+		t.list("Fallbacks", p.Fallbacks)
 		t.explanations("Why", p.Explanations)
 		t.list("Notes", p.Notes)
 		return t.flush(w)
 	}
-	t.nodes(p.Nodes)
-	t.routes(p.Routes)
-	t.levels(p.Levels)
-	t.explanations("Explanations", p.Explanations)
-	t.list("Notes", p.Notes)
-	t.changes(p.Changes, p.Summary)
+	lost := uncovered(p)
+	t.headline(lost)
+	t.list("Fallbacks", p.Fallbacks)
+	if !opts.ChangesOnly {
+		t.nodes(p.Nodes)
+		t.routes(p.Routes)
+		t.levels(p.Levels)
+		t.explanations("Explanations", p.Explanations)
+		t.list("Notes", p.Notes)
+	}
+	t.changes(p.Changes, p.Summary, lost)
 	return t.flush(w)
+}
+
+// uncoveredSource is a demand source nothing serves in the plan; lost
+// when the plan re-routes it from what serves it now to nothing. (A
+// source without a current route, such as a model asked for by its own
+// id, is only known to be uncovered.)
+type uncoveredSource struct {
+	route Route
+	lost  bool
+}
+
+func uncovered(p *Plan) []uncoveredSource {
+	lost := map[string]bool{}
+	for _, c := range p.Changes {
+		if c.Kind == Reroute && c.To == "" {
+			lost[c.Subject] = true
+		}
+	}
+	var out []uncoveredSource
+	for _, r := range p.Routes {
+		if !r.Covered() {
+			out = append(out, uncoveredSource{r, lost[r.Source]})
+		}
+	}
+	// Coverage lost by this plan first, as terraform lists destroys first.
+	slices.SortStableFunc(out, func(a, b uncoveredSource) int {
+		if a.lost != b.lost {
+			if a.lost {
+				return -1
+			}
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// headline puts coverage above everything: a source the plan leaves
+// without any model is what an operator must see first.
+func (t *textWriter) headline(us []uncoveredSource) {
+	if len(us) == 0 {
+		return
+	}
+	t.blank()
+	for _, u := range us {
+		what := "is not covered"
+		if u.lost {
+			what = "loses all coverage"
+		}
+		why := "nothing serves it"
+		if u.route.Reason != "" {
+			why = oneLine(u.route.Reason)
+		}
+		t.wrapped("", t.paint(ansiBold+ansiRed, "! "+u.route.Source+" "+what)+": ", 2+utf8.RuneCountInString(u.route.Source+" "+what+": "), why, "")
+	}
 }
 
 type textWriter struct {
@@ -70,7 +140,83 @@ type textWriter struct {
 }
 
 func (t *textWriter) line(s string) { t.sb.WriteString(strings.TrimRight(s, " ") + "\n") }
+
+// para writes plain text wrapped to the width.
+func (t *textWriter) para(s string) { t.wrapped("", "", 0, s, "") }
 func (t *textWriter) blank()        { t.sb.WriteString("\n") }
+
+// wrapped writes indent and prefix (already painted) and then text,
+// painted with color, wrapped at spaces to the width. start is the column
+// the text starts at (the visible width of indent and prefix); every
+// continuation line starts there too, unless that leaves too little room,
+// when continuations start at column six.
+func (t *textWriter) wrapped(indent, prefix string, start int, text, color string) {
+	hang := start
+	if t.opts.Width > 0 && t.opts.Width-start < 30 {
+		hang = min(start, 6)
+	}
+	lines := wrapText(text, t.opts.Width-start, t.opts.Width-hang)
+	for i, l := range lines {
+		if i == 0 {
+			t.line(indent + prefix + t.paint(color, l))
+			continue
+		}
+		t.line(strings.Repeat(" ", hang) + t.paint(color, l))
+	}
+}
+
+// unitWords splits text at spaces, keeping a figure with its unit ("40
+// GiB", "850 ms", "22000 req") as one word, so no line ends between them.
+func unitWords(text string) []string {
+	var out []string
+	for _, w := range strings.Fields(text) {
+		unit := strings.TrimRight(w, ",;:.)")
+		if n := len(out); n > 0 && (unit == "GiB" || unit == "ms" || unit == "req") {
+			out[n-1] += " " + w
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// wrapText splits text at spaces into lines of at most first columns for
+// the first line and rest for the others; a word longer than a line
+// stands alone. A non-positive width leaves the text whole.
+func wrapText(text string, first, rest int) []string {
+	if first <= 0 && rest <= 0 || utf8.RuneCountInString(text) <= first {
+		return []string{text}
+	}
+	first = max(first, 0)
+	rest = max(rest, 1)
+	var lines []string
+	var cur strings.Builder
+	n, limit := 0, first
+	for i, word := range unitWords(text) {
+		wn := utf8.RuneCountInString(word)
+		// A first word that does not fit where the text starts, but
+		// would on a continuation line, goes there.
+		if i == 0 && wn > first && first < rest {
+			lines = append(lines, "")
+			limit = rest
+		}
+		if n > 0 && n+1+wn > limit {
+			lines = append(lines, cur.String())
+			cur.Reset()
+			n, limit = 0, rest
+		}
+		if n > 0 {
+			cur.WriteByte(' ')
+			n++
+		}
+		cur.WriteString(word)
+		n += wn
+	}
+	if n > 0 || len(lines) == 0 {
+		lines = append(lines, cur.String())
+	}
+	return lines
+}
 
 func (t *textWriter) heading(s string) {
 	t.blank()
@@ -113,7 +259,7 @@ func (t *textWriter) list(title string, xs []string) {
 	}
 	t.heading(title)
 	for _, x := range xs {
-		t.line("  - " + oneLine(x))
+		t.wrapped("  ", "- ", 4, oneLine(x), "")
 	}
 }
 
@@ -123,11 +269,12 @@ func (t *textWriter) explanations(title string, es []Explanation) {
 	}
 	t.heading(title)
 	for _, e := range es {
-		s := "  " + oneLine(e.Subject) + ": " + oneLine(e.Reason)
+		s := oneLine(e.Reason)
 		if len(e.Pins) > 0 {
 			s += " (conflicting: " + oneLine(strings.Join(e.Pins, ", ")) + ")"
 		}
-		t.line(s)
+		subject := oneLine(e.Subject) + ": "
+		t.wrapped("  ", subject, 2+utf8.RuneCountInString(subject), s, "")
 	}
 }
 
@@ -172,32 +319,39 @@ func lastCell(r []cell) int {
 }
 
 // rows writes rows padded to widths, which cover at least their columns.
+// A row's last cell, free text, wraps to the width under its own start.
 func (t *textWriter) rows(indent string, rows [][]cell, widths []int) {
 	for _, r := range rows {
 		var sb strings.Builder
 		sb.WriteString(indent)
+		col := utf8.RuneCountInString(indent)
 		last := lastCell(r)
-		for i := 0; i <= last; i++ {
+		for i := 0; i < last; i++ {
 			c := r[i]
 			if c.text == "" && widths[i] == 0 {
 				continue // a column empty in every row takes no room
 			}
-			pad := ""
-			if i < last || c.right {
-				pad = strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text))
-			}
+			pad := strings.Repeat(" ", widths[i]-utf8.RuneCountInString(c.text))
 			if c.right {
 				sb.WriteString(pad)
 			}
 			sb.WriteString(t.paint(c.color, c.text))
-			if i < last {
-				if !c.right {
-					sb.WriteString(pad)
-				}
-				sb.WriteString("  ")
+			if !c.right {
+				sb.WriteString(pad)
 			}
+			sb.WriteString("  ")
+			col += widths[i] + 2
 		}
-		t.line(sb.String())
+		if last < 0 {
+			t.line(sb.String())
+			continue
+		}
+		c := r[last]
+		if c.right {
+			t.line(sb.String() + strings.Repeat(" ", widths[last]-utf8.RuneCountInString(c.text)) + t.paint(c.color, c.text))
+			continue
+		}
+		t.wrapped("", sb.String(), col, c.text, c.color)
 	}
 }
 
@@ -224,29 +378,30 @@ func (t *textWriter) nodes(ns []Node) {
 }
 
 func (t *textWriter) nodeHead(n Node) {
-	id := "  " + n.ID
+	id := "  " + n.ID + "  "
+	idWidth := utf8.RuneCountInString(id)
 	if n.Unavailable != "" {
-		t.line(id + "  " + t.paint(ansiRed, shout(oneLine(n.Unavailable))))
+		t.wrapped("", id, idWidth, shout(oneLine(n.Unavailable)), ansiRed)
 		return
 	}
-	tag := ""
 	if n.Federated {
-		tag = "  [federated]"
+		id += "[federated]  "
+		idWidth += len("[federated]  ")
 	}
 	switch len(n.Domains) {
 	case 0:
-		t.line(id + tag + "  (no memory domain)")
+		t.line(id + "(no memory domain)")
 	case 1:
-		t.line(id + tag + "  (" + domainText(n.Domains[0]) + ")")
+		t.wrapped("", id, idWidth, "("+domainText(n.Domains[0])+")", "")
 	default:
-		t.line(id + tag)
+		t.line(id)
 		for _, d := range n.Domains {
-			t.line("    (" + domainText(d) + ")")
+			t.wrapped("    ", "", 5, "("+domainText(d)+")", "")
 		}
 	}
 	if t.opts.Verbose {
 		for _, d := range n.Domains {
-			t.line(fmt.Sprintf("      budget %s: %s, headroom %s", d.ID, oneLine(d.Rule), gb(d.HeadroomGb)))
+			t.wrapped("      ", "", 6, fmt.Sprintf("budget %s: %s, headroom %s", d.ID, oneLine(d.Rule), gb(d.HeadroomGb)), "")
 		}
 	}
 }
@@ -263,7 +418,7 @@ func shout(s string) string {
 
 func domainText(d Domain) string {
 	s := fmt.Sprintf("%s  plan %s of %s admitted; resident %s; free %s",
-		d.ID, gb(d.PlanGb), num(d.AdmitGb), gb(d.ResidentGb), gb(d.FreeGb))
+		d.ID, gb(d.PlanGb), gb(d.AdmitGb), gb(d.ResidentGb), gb(d.FreeGb))
 	if d.LargestAuto != "" {
 		s += fmt.Sprintf("; auto up to %s (%s) next to %s always", gb(d.LargestAutoGb), d.LargestAuto, gb(d.AlwaysGb))
 	}
@@ -304,19 +459,20 @@ func (t *textWriter) routes(rs []Route) {
 		t.line("  (no alias or requested model)")
 		return
 	}
-	var rows [][]cell
+	rows := [][]cell{{{text: "source"}, {text: "demand", right: true}, {text: "served by"}, {text: "first token", right: true}, {text: "SLO"}, {text: "lane"}}}
 	for _, r := range rs {
+		demand := cell{text: demandText(r.Demand), right: true}
 		if !r.Covered() {
 			why := "nothing serves it"
 			if r.Reason != "" {
 				why = oneLine(r.Reason)
 			}
-			rows = append(rows, []cell{{text: r.Source}, {text: "-> (uncovered)", color: ansiRed}, {text: why}})
+			rows = append(rows, []cell{{text: r.Source}, demand, {text: "(uncovered)", color: ansiRed}, {text: "-", right: true}, {}, {text: why}})
 			continue
 		}
 		on := "external"
 		if !r.External {
-			on = "on " + r.Variant
+			on = r.Variant
 		}
 		var extra []string
 		if r.RouteName != "" {
@@ -329,9 +485,18 @@ func (t *textWriter) routes(rs []Route) {
 			on += " (" + strings.Join(extra, "; ") + ")"
 		}
 		slo, color := sloText(r)
-		rows = append(rows, []cell{{text: r.Source}, {text: "-> " + r.Model}, {text: on}, {text: msText(r.FirstTokenMs), right: true}, {text: slo, color: color}})
+		rows = append(rows, []cell{{text: r.Source}, demand, {text: r.Model}, {text: msText(r.FirstTokenMs), right: true}, {text: slo, color: color}, {text: on}})
 	}
 	t.table("  ", rows)
+}
+
+// demandText is a source's demand: requests in the demand window.
+func demandText(d float64) string {
+	d = finite(d)
+	if d == math.Trunc(d) {
+		return fmt.Sprintf("%.0f req", d)
+	}
+	return fmt.Sprintf("%.1f req", d)
 }
 
 func sloText(r Route) (string, string) {
@@ -345,7 +510,7 @@ func sloText(r Route) (string, string) {
 	if r.SLO.TotalMs > 0 {
 		bounds = append(bounds, "total "+msText(r.SLO.TotalMs))
 	}
-	s := "SLO " + strings.Join(bounds, ", ")
+	s := strings.Join(bounds, ", ")
 	if r.SLOStatus == SLOViolated {
 		return s + " VIOLATED", ansiRed
 	}
@@ -353,25 +518,50 @@ func sloText(r Route) (string, string) {
 }
 
 func (t *textWriter) levels(ls []Level) {
-	t.heading("Objective")
+	t.heading("Objective (each level minimised before the next)")
 	var rows [][]cell
 	for _, l := range ls {
-		bound := "(no bound)"
-		if l.BoundSource != "" {
-			bound = fmt.Sprintf("(lower bound %d, %s", l.LowerBound, l.BoundSource)
-			if l.Gap > 0 {
-				bound += fmt.Sprintf("; gap %.1f%%", l.Gap*100)
-			}
-			bound += ")"
-		}
-		color := ""
-		if l.Status != "optimal" {
-			color = ansiYellow
+		status, color := statusText(l)
+		if t.opts.Verbose {
+			status += " " + boundText(l)
 		}
 		rows = append(rows, []cell{{text: fmt.Sprintf("%d %s", l.Index, l.Name)}, {text: fmt.Sprint(l.Value), right: true},
-			{text: l.Status, color: color}, {text: bound}})
+			{text: l.Unit}, {text: status, color: color}})
 	}
 	t.table("  ", rows)
+}
+
+// statusText says in plain words how good a level's value is; the solver's
+// terms (status, bound source) stay in the JSON and --verbose.
+func statusText(l Level) (string, string) {
+	switch l.Status {
+	case "optimal":
+		return "proved optimal", ""
+	case "heuristic":
+		return "heuristic, not proved", ansiYellow
+	case "bounded":
+	default:
+		return l.Status, ""
+	}
+	// A bounded value v with a proved lower bound lb is at most
+	// (v - lb) / lb above the optimum, which lies in [lb, v].
+	if l.LowerBound > 0 && l.Value > l.LowerBound {
+		return fmt.Sprintf("best found, at most %s above optimal", percent(float64(l.Value-l.LowerBound)/float64(l.LowerBound))), ansiYellow
+	}
+	return "best found, not proved optimal", ansiYellow
+}
+
+// percent prints a fraction as a percentage with one decimal, rounded up
+// so that "at most" stays true.
+func percent(f float64) string {
+	return strconv.FormatFloat(math.Ceil(f*1000)/10, 'f', 1, 64) + "%"
+}
+
+func boundText(l Level) string {
+	if l.BoundSource == "" {
+		return "(no lower bound)"
+	}
+	return fmt.Sprintf("(lower bound %d, %s)", l.LowerBound, l.BoundSource)
 }
 
 // changeLabels are the marker and label of each kind, as printed.
@@ -387,7 +577,7 @@ var changeLabels = map[ChangeKind][2]string{
 
 var changeColors = map[string]string{"-": ansiRed, "+": ansiGreen, "~": ansiYellow, "!": ansiPurple}
 
-func (t *textWriter) changes(cs []Change, s Summary) {
+func (t *textWriter) changes(cs []Change, s Summary, us []uncoveredSource) {
 	t.heading("Changes")
 	if len(cs) == 0 {
 		t.line("  No changes. The plan matches what runs now.")
@@ -408,7 +598,7 @@ func (t *textWriter) changes(cs []Change, s Summary) {
 	}
 	t.table("  ", rows)
 	t.blank()
-	t.line(summaryLine(s))
+	t.wrapped("", "", 0, summaryLine(s, us), "")
 }
 
 func changeText(c Change) string {
@@ -450,9 +640,28 @@ func manualNote(k model.VariantKind, verb string) string {
 	return "LLooM cannot " + verb + " it"
 }
 
-func summaryLine(s Summary) string {
-	return fmt.Sprintf("Plan: %d to start, %d to stop, %d to move, %s, %s, %s.",
-		s.Start, s.Stop, s.Move, plural(s.Residency, "residency change", "residency changes"),
+// summaryLine counts the changes, and first the sources left uncovered:
+// "Plan: 1 alias loses all coverage; 0 to start, 5 to stop, ...".
+func summaryLine(s Summary, us []uncoveredSource) string {
+	lost := 0
+	for _, u := range us {
+		if u.lost {
+			lost++
+		}
+	}
+	var head []string
+	if lost > 0 {
+		head = append(head, plural(lost, "alias loses all coverage", "aliases lose all coverage"))
+	}
+	if n := len(us) - lost; n > 0 {
+		head = append(head, plural(n, "source uncovered", "sources uncovered"))
+	}
+	lead := ""
+	if len(head) > 0 {
+		lead = strings.Join(head, ", ") + "; "
+	}
+	return fmt.Sprintf("Plan: %s%d to start, %d to stop, %d to move, %s, %s, %s.",
+		lead, s.Start, s.Stop, s.Move, plural(s.Residency, "residency change", "residency changes"),
 		plural(s.Reroute, "re-route", "re-routes"), plural(s.Manual, "manual action", "manual actions"))
 }
 
@@ -477,6 +686,6 @@ func oneLine(s string) string {
 
 func gb(x GiB) string { return model.Gb(finite(float64(x))) }
 
-func num(x GiB) string { return strings.TrimSuffix(gb(x), " GiB") }
-
 func msText(x Ms) string { return fmt.Sprintf("%.0f ms", math.Round(finite(float64(x)))) }
+
+func num(x GiB) string { return strings.TrimSuffix(gb(x), " GiB") }

@@ -27,66 +27,106 @@ type component struct {
 // A part keeps a model's direct demand only when its own source is in the
 // part, so that no source is counted twice.
 func splitComponents(p *model.Pool) []component {
-	ix := p.Index()
-	nv, nn := len(p.Variants), len(p.Nodes)
-	// Union-find over variants [0,nv), nodes [nv,nv+nn), sources after.
-	type src struct {
-		id    string
-		alias int // -1 for a model source
-		model int
-		cands []string
+	g := newPartGraph(p)
+	if g.orphan {
+		// A pin that names nothing the pool has: rare, so the whole pool
+		// is solved as one part and explains it exactly.
+		return []component{g.whole()}
 	}
-	var srcs []src
+	out, ok := g.parts()
+	if !ok {
+		return []component{g.whole()}
+	}
+	return out
+}
+
+// partSource is a demand source as splitComponents sees it.
+type partSource struct {
+	id    string
+	alias int // -1 for a model source
+	model int
+	cands []string
+}
+
+// partGraph is the variable interaction graph of a pool as a union-find
+// over variants [0,nv), nodes [nv,nv+nn) and sources after them.
+type partGraph struct {
+	p      *model.Pool
+	ix     *model.PoolIndex
+	nv, nn int
+	srcs   []partSource
+	srcIx  map[string]int
+	parent []int
+	// orphan: a pin names a lane or alias the pool does not have.
+	orphan bool
+}
+
+func newPartGraph(p *model.Pool) *partGraph {
+	g := &partGraph{p: p, ix: p.Index(), nv: len(p.Variants), nn: len(p.Nodes), srcIx: map[string]int{}}
 	for ai := range p.Aliases {
-		srcs = append(srcs, src{p.Aliases[ai].ID, ai, -1, p.Aliases[ai].Candidates()})
+		g.srcs = append(g.srcs, partSource{p.Aliases[ai].ID, ai, -1, p.Aliases[ai].Candidates()})
 	}
 	for mi := range p.Models {
 		if p.Models[mi].DirectDemand > 0 || p.Models[mi].Required {
-			srcs = append(srcs, src{model.DirectSource(p.Models[mi].ID), -1, mi, []string{p.Models[mi].ID}})
+			g.srcs = append(g.srcs, partSource{model.DirectSource(p.Models[mi].ID), -1, mi, []string{p.Models[mi].ID}})
 		}
 	}
-	parent := make([]int, nv+nn+len(srcs))
-	for i := range parent {
-		parent[i] = i
+	g.parent = make([]int, g.nv+g.nn+len(g.srcs))
+	for i := range g.parent {
+		g.parent[i] = i
 	}
-	var find func(int) int
-	find = func(i int) int {
-		for parent[i] != i {
-			parent[i] = parent[parent[i]]
-			i = parent[i]
-		}
-		return i
+	placeable := g.joinPlacements()
+	g.joinSources(placeable)
+	return g
+}
+
+func (g *partGraph) find(i int) int {
+	for g.parent[i] != i {
+		g.parent[i] = g.parent[g.parent[i]]
+		i = g.parent[i]
 	}
-	union := func(a, b int) {
-		ra, rb := find(a), find(b)
-		if ra < rb {
-			parent[rb] = ra
-		} else if rb < ra {
-			parent[ra] = rb
-		}
+	return i
+}
+
+func (g *partGraph) union(a, b int) {
+	ra, rb := g.find(a), g.find(b)
+	if ra < rb {
+		g.parent[rb] = ra
+	} else if rb < ra {
+		g.parent[ra] = rb
 	}
-	uncordoned := *p
-	uncordoned.Nodes = slices.Clone(p.Nodes)
-	for i := range uncordoned.Nodes {
-		uncordoned.Nodes[i].Unavailable = ""
-	}
-	placeable := make([]bool, nv)
+}
+
+// joinPlacements joins each variant to the nodes of every placement it
+// may take, eligible or held off only by a cordon (so that pin
+// explanations can name the cordon); it reports which variants can run.
+func (g *partGraph) joinPlacements() []bool {
+	p, ix := g.p, g.ix
+	uncordoned := p.EveryNodeAvailable()
+	placeable := make([]bool, g.nv)
 	for vi := range p.Variants {
 		v := &p.Variants[vi]
 		for _, pl := range v.Placements {
 			ok, _ := model.Eligible(p, ix, v, pl)
 			if !ok && v.Kind != model.Recipe {
-				ok, _ = model.Eligible(&uncordoned, ix, v, pl)
+				ok, _ = model.Eligible(uncordoned, ix, v, pl)
 			}
 			if !ok {
 				continue
 			}
 			placeable[vi] = true
 			for _, n := range pl.Nodes {
-				union(vi, nv+ix.Node[n])
+				g.union(vi, g.nv+ix.Node[n])
 			}
 		}
 	}
+	return placeable
+}
+
+// joinSources joins each source to the variants that may serve it, and a
+// route pin's alias to its members' variants.
+func (g *partGraph) joinSources(placeable []bool) {
+	p, ix := g.p, g.ix
 	serves := map[string][]int{}
 	for vi := range p.Variants {
 		for _, m := range p.Variants[vi].Models {
@@ -103,41 +143,49 @@ func splitComponents(p *model.Pool) []component {
 	joinModel := func(s int, m string) {
 		for _, vi := range serves[m] {
 			if placeable[vi] {
-				union(nv+nn+s, vi)
+				g.union(g.nv+g.nn+s, vi)
 			}
 		}
 	}
-	srcIx := map[string]int{}
-	for si, s := range srcs {
-		srcIx[s.id] = si
+	for si, s := range g.srcs {
+		g.srcIx[s.id] = si
 		for _, m := range s.cands {
 			joinModel(si, m)
 		}
 	}
-	orphan := false
 	for _, pin := range p.Pins {
 		if pin.Alias != "" {
-			if si, ok := srcIx[pin.Alias]; ok && srcs[si].alias >= 0 {
+			if si, ok := g.srcIx[pin.Alias]; ok && g.srcs[si].alias >= 0 {
 				for _, m := range pin.Route {
 					joinModel(si, m)
 				}
 			} else {
-				orphan = true
+				g.orphan = true
 			}
 		}
 		if pin.Variant != "" {
 			if _, ok := ix.Variant[pin.Variant]; !ok {
-				orphan = true
+				g.orphan = true
 			}
 		}
 	}
+}
 
+// whole is the pool as one part.
+func (g *partGraph) whole() component {
+	return component{pool: g.p, size: g.nn + g.nv + len(g.srcs), sources: len(g.srcs)}
+}
+
+// parts builds a pool per connected component, largest first; false when
+// a pin spans two parts (the caller keeps the pool whole).
+func (g *partGraph) parts() ([]component, bool) {
+	p, ix, nv, nn, srcs := g.p, g.ix, g.nv, g.nn, g.srcs
 	// Roots in element order give parts in a stable order.
 	partOf := map[int]int{}
 	var parts []*model.Pool
 	var counts []component
 	part := func(el int) int {
-		r := find(el)
+		r := g.find(el)
 		i, ok := partOf[r]
 		if !ok {
 			i = len(parts)
@@ -207,19 +255,17 @@ func splitComponents(p *model.Pool) []component {
 		if vi, ok := ix.Variant[pin.Variant]; ok && pin.Variant != "" {
 			pi = varPart[vi]
 		}
-		if si, ok := srcIx[pin.Alias]; ok && pin.Alias != "" && srcs[si].alias >= 0 {
+		if si, ok := g.srcIx[pin.Alias]; ok && pin.Alias != "" && srcs[si].alias >= 0 {
 			if pi >= 0 && pi != srcPart[si] {
-				pi = -2 // a pin on a lane and a route of two parts: keep it whole
-			} else {
-				pi = srcPart[si]
-				for _, m := range pin.Route {
-					modelsOf[pi][m] = true
-				}
+				return nil, false // a pin on a lane and a route of two parts
+			}
+			pi = srcPart[si]
+			for _, m := range pin.Route {
+				modelsOf[pi][m] = true
 			}
 		}
 		if pi < 0 {
-			orphan = true
-			continue
+			return nil, false
 		}
 		parts[pi].Pins = append(parts[pi].Pins, pin)
 	}
@@ -228,6 +274,8 @@ func splitComponents(p *model.Pool) []component {
 			if !modelsOf[pi][m.ID] {
 				continue
 			}
+			// A part keeps a model's direct demand only when its own
+			// source is there, so that no source counts twice.
 			if at, ok := directIn[m.ID]; !ok || at != pi {
 				m.DirectDemand, m.Required = 0, false
 			}
@@ -239,7 +287,7 @@ func splitComponents(p *model.Pool) []component {
 			}
 		}
 		for _, cr := range p.Current.Routes {
-			if si, ok := srcIx[cr.Alias]; ok && srcs[si].alias >= 0 && srcPart[si] == pi {
+			if si, ok := g.srcIx[cr.Alias]; ok && srcs[si].alias >= 0 && srcPart[si] == pi {
 				pp.Current.Routes = append(pp.Current.Routes, cr)
 			}
 		}
@@ -253,13 +301,8 @@ func splitComponents(p *model.Pool) []component {
 		pp.Sort()
 		out = append(out, component{pool: pp, sources: counts[pi].sources, size: counts[pi].size})
 	}
-	if orphan {
-		// A pin that names nothing the pool has, or spans two parts: rare,
-		// so the whole pool is solved as one part and explains it exactly.
-		return []component{{pool: p, size: nn + nv + len(srcs), sources: len(srcs)}}
-	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].size > out[j].size })
-	return out
+	return out, true
 }
 
 // restrict keeps the lanes and routes of a plan that belong to part q.

@@ -95,7 +95,7 @@
 // 128-bit integer arithmetic, so every cut holds for every integer point
 // whatever the simplex's floating-point error. The loop ends when two
 // rounds raise the bound by less than half a unit, when no cut is found,
-// after 60 rounds, or at its deadline (half the level's time, 5 s at
+// after 60 rounds, or at its deadline (three quarters of the level's time, 8 s at
 // most). On 64x250 it lifts level 4's bound from 89,720 (the LP) to the
 // optimum 93,870 in four rounds; CBC's root needs Gomory and knapsack
 // cuts to do the same.

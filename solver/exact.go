@@ -28,7 +28,11 @@ const (
 	fullTryMin = 250 * time.Millisecond
 	fullTryMax = 2 * time.Second
 	probeTry   = 100 * time.Millisecond
-	firstTry   = 50 * time.Millisecond
+	// seedTry caps the Try that seeds gini's phases with the warm plan:
+	// on 96x400 it runs past 2 s, and the levels then search well
+	// without the seeding.
+	seedTry  = 250 * time.Millisecond
+	firstTry = 50 * time.Millisecond
 )
 
 // levelShare is each level's share of the time left when it starts
@@ -174,7 +178,7 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 			return false, err
 		} else if ok {
 			lits, _ := x.e.Lits(warm)
-			switch x.try(fullTryMax, lits...) {
+			switch x.try(seedTry, lits...) {
 			case 0:
 				// Seeding the phases took too long (96x400: the Try under
 				// the warm plan's literals runs past 2 s); the plan is in

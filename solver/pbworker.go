@@ -376,12 +376,20 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 		}
 	}
 	w.cdcl = w.launch(cutoff, false)
-	w.launch(cutoff, true)
+	if i < 3 || !fitsSparse(sr.rel) || len(sr.rel.rows) < pbOneWorkerRows {
+		// Level 4 of a large part: one worker, and a core for the LP
+		// and its cuts, which prove such parts where workers do not.
+		w.launch(cutoff, true)
+	}
 	if len(w.runs) == 0 {
 		return nil
 	}
 	return w
 }
+
+// pbOneWorkerRows is the size of a presolved level-4 model (in rows) from
+// which the LP gets a core of its own: one worker runs, not two.
+const pbOneWorkerRows = 3000
 
 // launch starts one worker below cutoff; its id, or -1.
 func (w *pbLevel) launch(cutoff int64, cp bool) int {

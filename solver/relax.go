@@ -568,7 +568,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
 	}
-	budget := min(time.Until(end)/2, strongMaxTime)
+	budget := min(time.Until(end)*3/4, strongMaxTime)
 	deadline := time.Now().Add(budget)
 	r := newRelaxation(x, i)
 	r.propagate(deadline)
@@ -649,5 +649,6 @@ func (r *relaxation) fixed() []z.Lit {
 	return out
 }
 
-// strongMaxTime caps the LP and its cuts (half the level's time at most).
-const strongMaxTime = 5 * time.Second
+// strongMaxTime caps the LP and its cuts (three quarters of the level's
+// time at most: on large parts they are what proves the level).
+const strongMaxTime = 8 * time.Second

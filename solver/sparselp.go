@@ -153,7 +153,9 @@ func (cl *cutLoop) round() bool {
 	}
 	// Slack cuts leave the LP (they stay in the relaxation's rows, valid
 	// for the PB workers).
-	drop := func(i int) bool { return i >= cl.nOrig && st.Slack(i) && cl.slack(i, xs) > 1e-6 }
+	drop := func(i int) bool {
+		return i >= cl.nOrig && len(cl.rows[i].idx) > probeMaxCutLen && st.Slack(i) && cl.slack(i, xs) > 1e-6
+	}
 	var rows []irow
 	for i, w := range cl.rows {
 		if !drop(i) {

@@ -136,15 +136,21 @@ func newLSProblem(p *model.Pool) *lsProblem {
 	if p == nil {
 		p = &model.Pool{}
 	}
-	ix := p.Index()
-	s := p.Settings
-	unit := s.LatencyUnitMs
+	unit := p.Settings.LatencyUnitMs
 	if !(unit > 0) || math.IsInf(unit, 0) {
 		unit = 1
 	}
-	pr := &lsProblem{p: p, h: eval.Units(s.HysteresisMs / unit)}
+	pr := &lsProblem{p: p, h: eval.Units(p.Settings.HysteresisMs / unit)}
+	pr.addVariables(pr.addDomains(), unit)
+	pr.addSources(unit)
+	pr.linkNeighbours()
+	return pr
+}
+
+// addDomains numbers the memory domains and keeps their plan budgets.
+func (pr *lsProblem) addDomains() map[[2]string]int {
 	domIx := map[[2]string]int{}
-	for _, n := range p.Nodes {
+	for _, n := range pr.p.Nodes {
 		for _, d := range n.Domains {
 			key := [2]string{n.ID, d.ID}
 			if _, dup := domIx[key]; !dup {
@@ -153,18 +159,14 @@ func newLSProblem(p *model.Pool) *lsProblem {
 			}
 		}
 	}
-	serves := map[[2]string]bool{}
-	for _, v := range p.Variants {
-		for _, m := range v.Models {
-			serves[[2]string{v.ID, m}] = true
-		}
-	}
-	for _, m := range p.Models {
-		for _, v := range m.Variants {
-			serves[[2]string{v, m.ID}] = true
-		}
-	}
+	return domIx
+}
 
+// addVariables gives each variant its eligible placements (one per node
+// set, as eval maps them), residencies, current lanes and pins.
+func (pr *lsProblem) addVariables(domIx map[[2]string]int, unit float64) {
+	p, s := pr.p, pr.p.Settings
+	ix := p.Index()
 	pr.vars = make([]lsVar, len(p.Variants))
 	for vi := range p.Variants {
 		v := &p.Variants[vi]
@@ -219,8 +221,24 @@ func newLSProblem(p *model.Pool) *lsProblem {
 			}
 		}
 	}
+}
 
-	// Sources exactly as eval names them: aliases, then direct models.
+// addSources lists the demand sources exactly as eval names them
+// (aliases, then direct models), each with its route options and their
+// costs per residency, and its route pins.
+func (pr *lsProblem) addSources(unit float64) {
+	p, s := pr.p, pr.p.Settings
+	serves := map[[2]string]bool{}
+	for _, v := range p.Variants {
+		for _, m := range v.Models {
+			serves[[2]string{v.ID, m}] = true
+		}
+	}
+	for _, m := range p.Models {
+		for _, v := range m.Variants {
+			serves[[2]string{v, m.ID}] = true
+		}
+	}
 	curRoute := map[string]string{}
 	for _, r := range p.Current.Routes {
 		if _, ok := curRoute[r.Alias]; !ok && r.Primary != "" {
@@ -342,8 +360,12 @@ func newLSProblem(p *model.Pool) *lsProblem {
 			addSource(model.DirectSource(m.ID), nil, m.DirectDemand, []string{m.ID})
 		}
 	}
+}
 
-	// Who depends on whom, for incremental routes and the work list.
+// linkNeighbours records who depends on whom, for incremental routes and
+// the work list: a variant's sources and demand, each domain's variants,
+// and each variant's neighbours (variants sharing a domain or a source).
+func (pr *lsProblem) linkNeighbours() {
 	srcVars := make([][]int, len(pr.srcs))
 	for si := range pr.srcs {
 		src := &pr.srcs[si]
@@ -389,7 +411,6 @@ func newLSProblem(p *model.Pool) *lsProblem {
 		slices.Sort(nb)
 		pr.vars[vi].nbrs = slices.Compact(nb)
 	}
-	return pr
 }
 
 func sortedKey(nodes []string) string {

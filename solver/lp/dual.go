@@ -84,9 +84,13 @@ type State struct {
 	// Stop, when set, is asked with the deadline: true ends Solve with Limit.
 	Stop func() bool
 
-	rho, col, tau, flipv []float64
-	alpha                []float64 // n+m
-	touched              []int
+	rho, col, tau, flipv *svec
+	// infeasible lists the basis positions whose values may be out of
+	// their bounds (onList marks them): pricing looks at these only.
+	infeasible []int
+	onList     []bool
+	alpha      []float64 // n+m
+	touched    []int
 }
 
 // New sets up the problem; no iteration is done yet.
@@ -207,10 +211,9 @@ func (s *State) AddRows(rows []Row) error {
 // scratch vectors and the factorisation are made anew.
 func (s *State) resized() {
 	s.buildColumns()
-	s.rho = make([]float64, s.m)
-	s.col = make([]float64, s.m)
-	s.tau = make([]float64, s.m)
-	s.flipv = make([]float64, s.m)
+	s.rho, s.col, s.tau, s.flipv = newSvec(s.m), newSvec(s.m), newSvec(s.m), newSvec(s.m)
+	s.onList = make([]bool, s.m)
+	s.infeasible = s.infeasible[:0]
 	s.dirty = true
 }
 
@@ -309,11 +312,14 @@ func (s *State) nonbasicValue(k int) float64 {
 func (s *State) recompute() {
 	for pass := 0; pass < 2; pass++ {
 		// Duals.
-		y := s.rho
+		yv := s.rho
+		yv.clear()
 		for p, k := range s.head {
-			y[p] = s.cost[k]
+			yv.v[p] = s.cost[k]
 		}
-		s.inv.btran(y)
+		yv.dense()
+		s.inv.btran(yv)
+		y := yv.v
 		changed := false
 		for k := 0; k < s.n+s.m; k++ {
 			if s.pos[k] >= 0 {
@@ -359,10 +365,9 @@ func (s *State) recompute() {
 		}
 	}
 	// Basic values: x_B = −B⁻¹·(N·x_N).
-	r := s.col
-	for i := range r {
-		r[i] = 0
-	}
+	rv := s.col
+	rv.clear()
+	r := rv.v
 	for k := 0; k < s.n+s.m; k++ {
 		if s.pos[k] >= 0 || s.x[k] == 0 {
 			continue
@@ -375,9 +380,24 @@ func (s *State) recompute() {
 			r[s.cIdx[t]] += s.cVal[t] * s.x[k]
 		}
 	}
-	s.inv.ftran(r)
+	rv.dense()
+	s.inv.ftran(rv)
+	r = rv.v
+	s.infeasible = s.infeasible[:0]
 	for p, k := range s.head {
 		s.x[k] = -r[p]
+		s.onList[p] = false
+		s.check(p)
+	}
+	rv.clear()
+}
+
+// check lists position p when its value is out of its bounds.
+func (s *State) check(p int) {
+	k := s.head[p]
+	if v := s.x[k]; (v < s.lo[k]-tolPrimal || v > s.hi[k]+tolPrimal) && !s.onList[p] {
+		s.onList[p] = true
+		s.infeasible = append(s.infeasible, p)
 	}
 }
 
@@ -432,7 +452,9 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 // largest infeasibility² / weight, or −1 when all are feasible.
 func (s *State) chooseRow() int {
 	best, bestV := -1, 0.0
-	for p, k := range s.head {
+	keep := s.infeasible[:0]
+	for _, p := range s.infeasible {
+		k := s.head[p]
 		v := s.x[k]
 		var inf float64
 		if v < s.lo[k]-tolPrimal {
@@ -440,12 +462,15 @@ func (s *State) chooseRow() int {
 		} else if v > s.hi[k]+tolPrimal {
 			inf = v - s.hi[k]
 		} else {
+			s.onList[p] = false
 			continue
 		}
+		keep = append(keep, p)
 		if sc := inf * inf / s.w[p]; sc > bestV {
 			best, bestV = p, sc
 		}
 	}
+	s.infeasible = keep
 	return best
 }
 
@@ -469,17 +494,16 @@ func (s *State) iterate(r int) iterResult {
 		delta, bound = xr-s.hi[leave], s.hi[leave]
 	}
 	// ρ = B⁻ᵀ·e_r.
-	rho := s.rho
-	for i := range rho {
-		rho[i] = 0
-	}
-	rho[r] = 1
-	s.inv.btran(rho)
+	rhov := s.rho
+	rhov.clear()
+	rhov.set(r, 1)
+	s.inv.btran(rhov)
+	rho := rhov.v
 	var rhoNorm float64
 	// Pivot row α_j = ρ·M_j over the nonbasic variables.
 	alpha := s.alpha
 	s.touched = s.touched[:0]
-	for i := 0; i < m; i++ {
+	for _, i := range rhov.list() {
 		ri := rho[i]
 		if ri == 0 {
 			continue
@@ -519,15 +543,14 @@ func (s *State) iterate(r int) iterResult {
 	}
 	aq := alpha[q]
 	// FTRAN of the entering column.
-	col := s.col
-	for i := range col {
-		col[i] = 0
-	}
+	colv := s.col
+	colv.clear()
 	idx, val := s.basisColumn(q)
 	for t, i := range idx {
-		col[i] = val[t]
+		colv.set(i, val[t])
 	}
-	s.inv.ftran(col)
+	s.inv.ftran(colv)
+	col := colv.v
 	if math.Abs(col[r]-aq) > 1e-7*(1+math.Abs(aq)) || math.Abs(col[r]) < tolPivot {
 		return iterRefactor
 	}
@@ -542,10 +565,9 @@ func (s *State) iterate(r int) iterResult {
 	s.d[leave] = -thetaD
 	// Flips: x_B −= B⁻¹·Σ M_j·Δx_j.
 	if len(flips) > 0 {
-		fv := s.flipv
-		for i := range fv {
-			fv[i] = 0
-		}
+		fvv := s.flipv
+		fvv.clear()
+		fv := fvv.v
 		for _, j := range flips {
 			var dx float64
 			if s.x[j] == s.lo[j] {
@@ -555,33 +577,41 @@ func (s *State) iterate(r int) iterResult {
 				dx = s.lo[j] - s.hi[j]
 				s.x[j] = s.lo[j]
 			}
-			fi, fvv := s.basisColumn(j)
+			fi, fval := s.basisColumn(j)
 			for t, i := range fi {
-				fv[i] += fvv[t] * dx
+				fv[i] += fval[t] * dx
+				fvv.add(i)
 			}
 		}
-		s.inv.ftran(fv)
-		for p, k := range s.head {
+		s.inv.ftran(fvv)
+		fv = fvv.v
+		for _, p := range fvv.list() {
 			if v := fv[p]; v != 0 {
-				s.x[k] -= v
+				s.x[s.head[p]] -= v
+				s.check(p)
 			}
 		}
 	}
 	// Primal step.
 	thetaP := (s.x[leave] - bound) / col[r]
-	for p, k := range s.head {
+	cols := colv.list()
+	for _, p := range cols {
 		if v := col[p]; v != 0 {
-			s.x[k] -= thetaP * v
+			s.x[s.head[p]] -= thetaP * v
 		}
 	}
 	s.x[q] += thetaP
 	s.x[leave] = bound
 	// Dual steepest-edge weights: τ = B⁻¹·ρ.
-	tau := s.tau
-	copy(tau, rho)
-	s.inv.ftran(tau)
+	tauv := s.tau
+	tauv.clear()
+	for _, i := range rhov.list() {
+		tauv.set(i, rho[i])
+	}
+	s.inv.ftran(tauv)
+	tau := tauv.v
 	wr := s.w[r]
-	for p := range s.head {
+	for _, p := range cols {
 		if p == r {
 			continue
 		}
@@ -592,10 +622,13 @@ func (s *State) iterate(r int) iterResult {
 	}
 	s.w[r] = math.Max(wr/(col[r]*col[r]), 1e-12)
 	// Basis change.
-	s.inv.update(r, col)
+	s.inv.update(r, colv)
 	s.pos[leave] = -1
 	s.pos[q] = r
 	s.head[r] = q
+	for _, p := range cols {
+		s.check(p)
+	}
 	return iterOK
 }
 
@@ -686,11 +719,13 @@ func (s *State) X() []float64 {
 // Duals returns y = B⁻ᵀ·c_B per row, unscaled: d_j = c_j − y·A_j. On a
 // <= row at its bound y <= 0, on a >= row y >= 0.
 func (s *State) Duals() []float64 {
-	y := make([]float64, s.m)
+	yv := newSvec(s.m)
 	for p, k := range s.head {
-		y[p] = s.cost[k]
+		yv.v[p] = s.cost[k]
 	}
-	s.inv.btran(y)
+	yv.dense()
+	s.inv.btran(yv)
+	y := yv.v
 	for i := range y {
 		y[i] *= s.rowScale[i]
 	}
@@ -724,9 +759,10 @@ func (s *State) Columns() int { return s.n }
 // tableau row of basis position p, on the unscaled rows: its basic
 // variable has coefficient 1, every other basic one 0.
 func (s *State) TableauMultipliers(p int) []float64 {
-	rho := make([]float64, s.m)
-	rho[p] = 1
-	s.inv.btran(rho)
+	rv := newSvec(s.m)
+	rv.set(p, 1)
+	s.inv.btran(rv)
+	rho := rv.v
 	for i := range rho {
 		rho[i] *= s.rowScale[i]
 	}
@@ -838,10 +874,9 @@ func (s *State) Clone() *State {
 	c.w = append([]float64(nil), s.w...)
 	c.inv, c.dirty, c.stale = nil, true, false
 	c.Stop = nil
-	c.rho = make([]float64, s.m)
-	c.col = make([]float64, s.m)
-	c.tau = make([]float64, s.m)
-	c.flipv = make([]float64, s.m)
+	c.rho, c.col, c.tau, c.flipv = newSvec(s.m), newSvec(s.m), newSvec(s.m), newSvec(s.m)
+	c.onList = make([]bool, s.m)
+	c.infeasible = nil
 	c.alpha = make([]float64, s.n+s.m)
 	c.touched = nil
 	c.ray = nil

@@ -394,8 +394,11 @@ func TestTheLUSolvesRandomSparseSystems(t *testing.T) {
 		for i := range a {
 			a[i] = rng.Float64()*2 - 1
 		}
-		x := append([]float64(nil), a...)
-		f.ftran(x, make([]float64, m))
+		xv := newSvec(m)
+		copy(xv.v, a)
+		xv.dense()
+		f.ftran(xv, newSvec(m))
+		x := xv.v
 		for i := 0; i < m; i++ {
 			var s float64
 			for p := 0; p < m; p++ {
@@ -405,8 +408,12 @@ func TestTheLUSolvesRandomSparseSystems(t *testing.T) {
 				t.Fatalf("trial %d: (B·x)[%d] = %v, want %v", trial, i, s, a[i])
 			}
 		}
-		y := append([]float64(nil), a...)
-		f.btran(y, make([]float64, m))
+		yv := newSvec(m)
+		for p, v := range a {
+			yv.set(p, v) // listed, unlike x: both ways are exercised
+		}
+		f.btran(yv, newSvec(m))
+		y := yv.v
 		for p := 0; p < m; p++ {
 			var s float64
 			for i := 0; i < m; i++ {

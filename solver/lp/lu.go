@@ -374,68 +374,72 @@ func (f *lu) finish() {
 // nonzeros is the size of the factors.
 func (f *lu) nonzeros() int { return len(f.lIdx) + len(f.uIdx) + len(f.prow) }
 
-// ftran solves B·x = a in place: w holds a by rows on entry and x by
-// basis positions on return (scratch of length m is used).
-func (f *lu) ftran(w, scratch []float64) {
+// ftran solves B·x = a in place: x holds a by rows on entry and x by
+// basis positions on return; work is scratch, left clear.
+func (f *lu) ftran(x, work *svec) {
 	K := len(f.prow)
+	x.list()
 	for _, k := range f.withL {
-		v := w[f.prow[k]]
+		v := x.v[f.prow[k]]
 		if v == 0 {
 			continue
 		}
 		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
-			w[f.lIdx[t]] -= f.lVal[t] * v
+			i := f.lIdx[t]
+			x.v[i] -= f.lVal[t] * v
+			x.add(i)
 		}
 	}
-	x := scratch
-	for p := range x {
-		x[p] = 0
-	}
+	work.clear()
 	for k := K - 1; k >= 0; k-- {
-		v := w[f.prow[k]]
+		v := x.v[f.prow[k]]
 		if v == 0 {
 			continue
 		}
 		p := f.pcol[k]
 		v /= f.diag[k]
-		x[p] = v
+		work.set(p, v)
 		for t := f.ucStart[p]; t < f.ucStart[p+1]; t++ {
-			w[f.ucRow[t]] -= f.ucVal[t] * v
+			i := f.ucRow[t]
+			x.v[i] -= f.ucVal[t] * v
+			x.add(i)
 		}
 	}
-	copy(w, x)
+	work.moveTo(x)
 }
 
-// btran solves Bᵀ·y = c in place: w holds c by basis positions on entry
-// and y by rows on return.
-func (f *lu) btran(w, scratch []float64) {
+// btran solves Bᵀ·y = c in place: x holds c by basis positions on entry
+// and y by rows on return; work is scratch, left clear.
+func (f *lu) btran(x, work *svec) {
 	K := len(f.prow)
-	z := scratch
-	for i := range z {
-		z[i] = 0
-	}
+	x.list()
+	work.clear()
 	for k := 0; k < K; k++ {
-		v := w[f.pcol[k]]
+		v := x.v[f.pcol[k]]
 		if v == 0 {
 			continue
 		}
 		v /= f.diag[k]
-		z[f.prow[k]] = v
+		work.set(f.prow[k], v)
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
-			w[f.uIdx[t]] -= f.uVal[t] * v
+			j := f.uIdx[t]
+			x.v[j] -= f.uVal[t] * v
+			x.add(j)
 		}
 	}
 	for q := len(f.withL) - 1; q >= 0; q-- {
 		k := f.withL[q]
 		var s float64
 		for t := f.lStart[k]; t < f.lStart[k+1]; t++ {
-			s += f.lVal[t] * z[f.lIdx[t]]
+			s += f.lVal[t] * work.v[f.lIdx[t]]
 		}
 		if s != 0 {
-			z[f.prow[k]] -= s
+			i := f.prow[k]
+			work.v[i] -= s
+			work.add(i)
 		}
 	}
-	copy(w, z)
+	work.moveTo(x)
 }
 
 // buckets are doubly linked lists of items by count.
