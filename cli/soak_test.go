@@ -175,10 +175,10 @@ func TestAgentSoak(t *testing.T) {
 		return float64(s) / float64(len(xs))
 	}
 	early, late := mean(rss[10:20]), mean(rss[len(rss)-10:])
-	t.Logf("resident memory: %.1f MB after 10-20 s, %.1f MB in the last 10 s, peak %.1f MB",
+	t.Logf("resident memory: %.1f MiB after 10-20 s, %.1f MiB in the last 10 s, peak %.1f MiB",
 		early/1024, late/1024, float64(slices.Max(rss))/1024)
 	if late > early*1.25 {
-		t.Errorf("resident memory grew from %.1f MB to %.1f MB", early/1024, late/1024)
+		t.Errorf("resident memory grew from %.1f MiB to %.1f MiB", early/1024, late/1024)
 	}
 }
 
