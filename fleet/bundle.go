@@ -327,7 +327,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 				if r.metrics == nil {
 					return nil, fmt.Errorf("fleet: the metrics of node %q were not read from a document, so they cannot be written back", id)
 				}
-				if parts["metrics"], err = in.rawDoc(r.metrics); err != nil {
+				if parts["metrics"], err = in.metricsDoc(r.metrics); err != nil {
 					return nil, err
 				}
 			}
@@ -339,14 +339,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		// Redaction writes the canonical form; as read, it is made here.
-		raw := in.raw.metrics
-		if !in.redactRaw {
-			if raw, err = canonicalJSON(raw); err != nil {
-				return nil, err
-			}
-		}
-		if out["metrics"], err = in.rawDoc(raw); err != nil {
+		if out["metrics"], err = in.metricsDoc(in.raw.metrics); err != nil {
 			return nil, err
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -636,4 +638,68 @@ func FuzzLoadBundle(f *testing.F) {
 			t.Fatalf("Bundle(redact): %v", err)
 		}
 	})
+}
+
+// TestMetricsAsReadWriteTheSameBundle: metrics documents are kept as read
+// (a large answer is not re-encoded for a plan), so Bundle makes them
+// canonical: the same metrics with their keys in two orders, at the top
+// and under a node, write the same bytes.
+func TestMetricsAsReadWriteTheSameBundle(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "spark-fleet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(doc["metrics"], &members); err != nil {
+		t.Fatal(err)
+	}
+	keys := slices.Sorted(maps.Keys(members))
+	ordered := func(keys []string) string {
+		var b strings.Builder
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",\n ")
+			}
+			fmt.Fprintf(&b, "%q: %s", k, members[k])
+		}
+		return "{" + b.String() + "}"
+	}
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	delete(doc, "metrics")
+	var written [][]byte
+	for _, layout := range []string{ordered(keys), ordered(reversed)} {
+		var nodes map[string]map[string]json.RawMessage
+		if err := json.Unmarshal(doc["nodes"], &nodes); err != nil {
+			t.Fatal(err)
+		}
+		nodes["spark-node-01"]["metrics"] = json.RawMessage(`"@metrics@"`)
+		nb, err := json.Marshal(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc["nodes"] = nb
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(b), `"@metrics@"`, layout, 1)
+		text = strings.TrimSuffix(text, "}") + `, "metrics": ` + layout + "}"
+		in, err := ParseBundle([]byte(text), "bundle.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := in.Bundle(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, out)
+	}
+	if !bytes.Equal(written[0], written[1]) {
+		t.Error("the same metrics with their keys in two orders write different bundles")
+	}
 }
