@@ -165,6 +165,19 @@ func readRecipe(data []byte, file string) (*lloom.Recipe, json.RawMessage, error
 
 // addNodePart stores one part of a node's report; a part given twice is
 // an error.
+// AddNodeMetrics reads node's own metrics document (its /gateway/metrics
+// answer) into the inputs, as a bundle's nodes.NODE.metrics would be read;
+// src says where it came from. A live answer of tens of megabytes is read
+// once, not copied into a bundle and read again. A node given metrics
+// twice is an error.
+func (in *Inputs) AddNodeMetrics(node string, data []byte, src Source) error {
+	m, raw, err := readMetrics(data, src.String())
+	if err != nil {
+		return err
+	}
+	return in.addNodePart(node, "metrics", m, raw, src)
+}
+
 func (in *Inputs) addNodePart(node, part string, v any, raw json.RawMessage, src Source) error {
 	if in.Nodes == nil {
 		in.Nodes = map[string]NodeInputs{}
