@@ -107,6 +107,27 @@ func (b *builder) configFile() string {
 	return "config.json"
 }
 
+// configProblem is a problem at path, written from the config's root.
+func (b *builder) configProblem(path, format string, args ...any) {
+	file, at := b.docAt("config", b.configFile(), path)
+	b.problem(file, at, format, args...)
+}
+
+// docAt is where path, written from the root of the input document key
+// ("config", "profiles/NAME"), is: in its own file, or in a bundle under
+// the document's place ($.config, $.profiles["NAME"]).
+func (b *builder) docAt(key, file, path string) (string, string) {
+	if src, ok := b.in.Sources[key]; ok {
+		if src.File != "" {
+			file = src.File
+		}
+		if src.Path != "" {
+			path = src.Path + strings.TrimPrefix(path, "$")
+		}
+	}
+	return file, path
+}
+
 // cloneConfig copies what MaterializeFederated rewrites, so the caller's
 // inputs stay as read.
 func cloneConfig(c *lloom.Config) *lloom.Config {

@@ -107,7 +107,7 @@ func (b *builder) buildAliases() {
 		path := fmt.Sprintf("$.aliases[%q]", id)
 		members, err := b.cfg.ExpandAlias(id)
 		if err != nil {
-			b.problem(b.configFile(), path, "%v", err)
+			b.configProblem(path, "%v", err)
 			continue
 		}
 		pa := model.Alias{ID: id, ActiveRoute: a.ActiveRoute}
@@ -117,7 +117,7 @@ func (b *builder) buildAliases() {
 			rp := a.RouteProfiles[name]
 			ms, err := b.expandMembers(id, rp.Members, a.SuspendedMembers)
 			if err != nil {
-				b.problem(b.configFile(), fmt.Sprintf("%s.routeProfiles[%q]", path, name), "%v", err)
+				b.configProblem(fmt.Sprintf("%s.routeProfiles[%q]", path, name), "%v", err)
 				continue
 			}
 			pa.Routes = append(pa.Routes, model.Route{Name: name, Members: b.knownMembers(fmt.Sprintf("%s.routeProfiles[%q].members", path, name), ms, append(rp.OptionalMembers, a.OptionalMembers...))})
@@ -144,7 +144,7 @@ func (b *builder) knownMembers(path string, members, optional []string) []string
 			out = append(out, m)
 		case slices.Contains(optional, m):
 		default:
-			b.problem(b.configFile(), path, "member %q is neither a model nor an alias (mark it optional if it comes and goes)", m)
+			b.configProblem(path, "member %q is neither a model nor an alias (mark it optional if it comes and goes)", m)
 		}
 	}
 	return out
@@ -472,7 +472,8 @@ func (b *builder) buildPins() {
 		b.addPolicyPin(model.PinPolicy, b.policyFile(), fmt.Sprintf("pins[%d]", i), p)
 	}
 	for i, p := range b.in.ConfigPool.Pins {
-		b.addPolicyPin(model.PinPolicy, b.configFile(), fmt.Sprintf("$.pool.pins[%d]", i), p)
+		file, path := b.docAt("config", b.configFile(), fmt.Sprintf("$.pool.pins[%d]", i))
+		b.addPolicyPin(model.PinPolicy, file, path, p)
 	}
 	for i, flag := range b.opts.Pins {
 		rt, nodes, ok := strings.Cut(flag, "=")
@@ -589,12 +590,13 @@ func (b *builder) addProfilePins(name string) {
 		file = "profiles/" + name + ".json"
 	}
 	for _, alias := range sortedKeys(prof.Routes) {
-		b.addRoutePin(model.PinProfile, file, fmt.Sprintf("$.routes[%q]", alias), alias, prof.Routes[alias])
+		file, path := b.docAt("profiles/"+name, file, fmt.Sprintf("$.routes[%q]", alias))
+		b.addRoutePin(model.PinProfile, file, path, alias, prof.Routes[alias])
 	}
 	ix := b.pool.Index()
 	for _, rt := range sortedKeys(prof.Residency) {
 		res := model.Residency(prof.Residency[rt])
-		path := fmt.Sprintf("$.residency[%q]", rt)
+		file, path := b.docAt("profiles/"+name, file, fmt.Sprintf("$.residency[%q]", rt))
 		vid, ok := b.variantOf[rt]
 		if !ok {
 			b.problem(file, path, "names runtime %q, which the pool does not plan", rt)

@@ -106,7 +106,7 @@ func (b *builder) addRuntimeVariant(id string, rt lloom.Runtime, models []string
 		nodes = sortedUniq(pool.Nodes)
 	}
 	if len(nodes) == 0 {
-		b.problem(b.configFile(), fmt.Sprintf("$.runtimes[%q]", id), "runtime has no node: set node or placement, or cluster.nodeId")
+		b.configProblem(fmt.Sprintf("$.runtimes[%q]", id), "runtime has no node: set node or placement, or cluster.nodeId")
 		return
 	}
 	v := model.Variant{ID: id, Kind: model.Managed, Runtime: id, Models: models}
@@ -400,7 +400,7 @@ func (b *builder) addPoolVariants() {
 			continue // its runtime is disabled or unknown; already noted
 		}
 		if len(m.Pool.Nodes) == 0 {
-			b.problem(b.configFile(), fmt.Sprintf("$.models[id=%q].pool.nodes", m.ID), "expected the nodes the unmanaged lane runs on")
+			b.configProblem(fmt.Sprintf("$.models[id=%q].pool.nodes", m.ID), "expected the nodes the unmanaged lane runs on")
 			continue
 		}
 		nodes := sortedUniq(m.Pool.Nodes)

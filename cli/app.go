@@ -10,6 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -156,13 +157,24 @@ Examples:
 }
 
 // rawStderrKey holds stderr without redaction, for the one line that must
-// print a URL: where serve listens, the operator's own address.
+// print a URL: where serve listens, the operator's own address; and for
+// plan's progress line, which redraws itself with control characters.
 const rawStderrKey = "poolsolve.rawStderr"
 
-// redactingWriter passes each write through lloom's free-text redaction.
-// Every write to stderr is whole lines, so a secret is never split. keep
-// are strings the operator gave on the command line that messages name
-// on purpose (the --gateway URL): they are no secret of the inputs.
+// rawStderr is stderr as given to Run, neither redacted nor escaped.
+func rawStderr(c *cli.Context) io.Writer {
+	if w, ok := c.App.Metadata[rawStderrKey].(io.Writer); ok {
+		return w
+	}
+	return c.App.ErrWriter
+}
+
+// redactingWriter passes each write through lloom's free-text redaction,
+// then escapes what a terminal would act on (messages quote ids from the
+// inputs). Every write to stderr is whole lines, so a secret is never
+// split. keep are strings the operator gave on the command line that
+// messages name on purpose (the --gateway URL): they are no secret of
+// the inputs.
 type redactingWriter struct {
 	w    io.Writer
 	keep []string
@@ -177,7 +189,7 @@ func (r *redactingWriter) Write(p []byte) (int, error) {
 	for i, k := range r.keep {
 		s = strings.ReplaceAll(s, keepMark(i), k)
 	}
-	if _, err := io.WriteString(r.w, s); err != nil {
+	if _, err := io.WriteString(r.w, printable.Lines(s)); err != nil {
 		return 0, err
 	}
 	return len(p), nil

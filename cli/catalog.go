@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/catalog"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 )
@@ -66,6 +67,7 @@ func writeCatalogJSON(w io.Writer, cat *catalog.Catalog) error {
 }
 
 func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
+	cat = printable.Copy(cat) // ids and notes come from the inputs
 	p := cat.Pool
 	fmt.Fprintf(w, "Nodes (%d)\n", len(p.Nodes))
 	for _, n := range p.Nodes {

@@ -10,6 +10,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -81,7 +83,7 @@ func runCheck(c *cli.Context) error {
 	if err != nil {
 		return badInput("--plan: %v", err)
 	}
-	doc, err := eval.ReadPlan(file, data)
+	doc, err := eval.ReadPlan(file, jsonpos.TrimBOM(data))
 	if err != nil {
 		return inputErr(err)
 	}
@@ -123,6 +125,7 @@ func runCheck(c *cli.Context) error {
 }
 
 func writeCheckText(w io.Writer, r checkResult) {
+	r = printable.Copy(r)
 	switch {
 	case len(r.Violations) > 0:
 		fmt.Fprintf(w, "%s: INVALID, %d hard constraint(s) broken\n", r.Plan, len(r.Violations))

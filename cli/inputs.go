@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -66,11 +67,13 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 }
 
 // reportProblems prints each problem on its own line, as validate always
-// has, and turns them into exit 2.
+// has, with its line and column where the file has its path, and turns
+// them into exit 2.
 func reportProblems(c *cli.Context, problems lloom.Problems) error {
 	if len(problems) == 0 {
 		return nil
 	}
+	fleet.Locate(problems)
 	for _, p := range problems {
 		fmt.Fprintf(c.App.ErrWriter, "%s\n", p.Error())
 	}
@@ -225,8 +228,19 @@ func nodeFiles(flag string, vals []string, bareOK bool) (map[string]string, []st
 }
 
 // inputErr marks any error from reading inputs as bad input (exit 2):
-// fleet and lloom errors name the file and path already.
-func inputErr(err error) error { return &exitError{ExitBadInput, err} }
+// fleet and lloom errors name the file and path already, and get the
+// line and column of the path where they lack them.
+func inputErr(err error) error {
+	var ps lloom.Problems
+	var ie *lloom.InputError
+	switch {
+	case errors.As(err, &ps):
+		fleet.Locate(ps)
+	case errors.As(err, &ie):
+		fleet.Locate(lloom.Problems{ie})
+	}
+	return &exitError{ExitBadInput, err}
+}
 
 // buildCatalog loads the inputs and builds the pool.
 func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *catalog.Catalog, error) {

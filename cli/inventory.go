@@ -14,6 +14,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
@@ -135,6 +136,7 @@ func writeInventoryJSON(w io.Writer, inv *inventory.Inventory) error {
 }
 
 func writeInventoryText(w io.Writer, inv *inventory.Inventory) {
+	inv = printable.Copy(inv)
 	fmt.Fprintf(w, "Node %s  (%s)\n", inv.NodeID, orDash(inv.PlatformID))
 	if !inv.CollectedAt.IsZero() {
 		fmt.Fprintf(w, "  collected     %s\n", inv.CollectedAt.UTC().Format(time.RFC3339))

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -51,6 +50,10 @@ fleet's repository:
    3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons
       are printed: fail the job
    4  any other failure (I/O, an internal error): fail the job, and retry once
+ 130  interrupted by SIGINT or SIGTERM: the first signal during the search stops
+      it and writes the best plan found so far (INTERRUPTED in its header, each
+      level as proved); a second signal, or one while the inputs are read, exits
+      at once and leaves no partial -o file: fail the job
 
 Examples:
    poolsolve plan --fleet examples/spark-fleet.json
@@ -79,7 +82,7 @@ func planCommand() *cli.Command {
 			&cli.BoolFlag{Name: "changes-only", Usage: "text: print only lost coverage, the changes and their summary"},
 			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
-			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
 			&cli.StringFlag{Name: "solver", Value: "exact", EnvVars: envVars("solver"), Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
@@ -114,6 +117,8 @@ func runPlan(c *cli.Context) error {
 	if emit != "" && c.IsSet("format") {
 		return badInput("--emit-profile writes a fleet profile, not the plan; drop --format")
 	}
+	intr := watchInterrupts(c.App.ErrWriter)
+	defer intr.close()
 	in, cat, err := buildCatalog(c, nil)
 	if err != nil {
 		return err
@@ -123,11 +128,25 @@ func runPlan(c *cli.Context) error {
 	// plan's limit runs from process start: reading the inputs and
 	// building the pool have used part of it, and rendering the plan needs
 	// a little of what is left.
-	opts.TimeLimit = max(opts.TimeLimit-built.Sub(started(c))-renderReserve(opts.TimeLimit), time.Millisecond)
+	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit)
+	opts.TimeLimit = max(left, time.Millisecond)
+	var fallbacks []string
+	if left <= 0 {
+		// Nothing is left to search with: the plan is the greedy start,
+		// and says so. The time it took goes to stderr only, so that the
+		// plan stays the same bytes for the same inputs.
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: the time limit %s from process start is too short for this pool: reading the inputs and building the pool took %s; the plan is the greedy start, not searched\n",
+			limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
+		fallbacks = append(fallbacks, "the time limit ran out while the inputs were read and the pool built: this is the greedy start, not searched")
+	}
 	progress, done := progressWriter(c)
 	opts.Progress = progress
-	res, err := solver.Solve(context.Background(), cat.Pool, opts)
+	res, err := solver.Solve(intr.searchStarts(), cat.Pool, opts)
 	done()
+	interrupted := intr.searchEnds()
+	if errors.Is(err, solver.ErrNoPlan) && interrupted {
+		return &exitError{ExitInterrupted, fmt.Errorf("interrupted before the search found a plan")}
+	}
 	if errors.Is(err, solver.ErrNoPlan) {
 		return errorf("solve: %v: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
 			err, limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
@@ -135,7 +154,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %v", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"
@@ -156,13 +175,15 @@ func runPlan(c *cli.Context) error {
 		return errorf("render plan: %v", err)
 	}
 	if out := c.String("output"); out != "" {
-		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
+		if err := intr.write(func() error { return fleet.WriteFileAtomic(out, buf.Bytes()) }); err != nil {
 			return errorf("write %s: %v", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
 		return errorf("write plan: %v", err)
 	}
 	switch {
+	case intr.signalled():
+		return &exitError{ExitInterrupted, errSilent}
 	case res.Infeasible:
 		return &exitError{ExitInfeasible, fmt.Errorf("no plan satisfies the hard constraints (see the reasons above)")}
 	case p.HasChanges():
@@ -204,8 +225,10 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options
 }
 
 // renderReserve is the part of a time limit kept for building, rendering
-// and writing the plan after the solve.
-func renderReserve(limit time.Duration) time.Duration { return min(limit/50, 100*time.Millisecond) }
+// and writing the plan after the solve, and for the solver's own last
+// checks: 256x1000 at 1 s needs about 100 ms of it (a fiftieth of the
+// limit, as before, left plan 90-100 ms late).
+func renderReserve(limit time.Duration) time.Duration { return min(limit/10, 150*time.Millisecond) }
 
 // emitProfile renders the plan as fleet profile name into buf, and says on
 // stderr what the profile cannot carry and whether the LLooM release can
@@ -242,10 +265,10 @@ func fleetName(c *cli.Context) string {
 // progressWriter reports long solves on stderr, when stderr is a terminal
 // and --quiet is not set. The solver calls it at most a few times a second.
 func progressWriter(c *cli.Context) (report func(solver.Progress), done func()) {
-	if c.Bool("quiet") || !isTerminal(c.App.ErrWriter) {
+	w := rawStderr(c) // numbers and level names only; it redraws itself
+	if c.Bool("quiet") || !isTerminal(w) {
 		return nil, func() {}
 	}
-	w := c.App.ErrWriter
 	var last time.Time
 	printed := false
 	done = func() {

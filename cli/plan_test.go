@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,8 +215,9 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 	}
 }
 
-func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
-	dir := "../examples/spark-fleet/"
+// offlineArgs are the input flags of the example fleet as separate files
+// in dir (a copy of examples/spark-fleet/, ending in a slash).
+func offlineArgs(dir string) []string {
 	args := []string{"--config", dir + "config.json", "--profiles", dir + "profiles", "--policy", dir + "pool.toml",
 		"--metrics", dir + "metrics.json", "--benchmarks", dir + "benchmarks/gb10-qwen38-27b-nvfp4-vllm.json",
 		"--recipes", dir + "recipes/linux-nvidia-gb10-qwen38-27b-nvfp4-vllm.json"}
@@ -225,12 +227,69 @@ func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
 			args = append(args, "--machine-profile", n+"="+dir+"nodes/"+n+".profile.json")
 		}
 	}
+	return args
+}
+
+func TestOfflineFilesGiveTheSamePlanAsTheBundle(t *testing.T) {
+	args := offlineArgs("../examples/spark-fleet/")
 	for _, extra := range [][]string{nil, {"--cordon", "spark-node-01", "--cordon", "spark-node-02"}} {
 		_, _, files := planJSON(t, append(args, extra...)...)
 		_, _, bundle := planJSON(t, append([]string{"--fleet", spark}, extra...)...)
 		if stripFleet(t, files) != stripFleet(t, bundle) {
 			t.Errorf("offline files and the bundle plan differently (%v):\n--- files\n%s\n--- bundle\n%s", extra, files, bundle)
 		}
+	}
+}
+
+// TestFilesWithAByteOrderMarkReadAsWithout: some Windows editors start a
+// file with a UTF-8 byte order mark, which once failed with "invalid
+// character 'ï'". Every JSON input (each separate file, a bundle, a plan
+// for check) is read as if it were not there.
+func TestFilesWithAByteOrderMarkReadAsWithout(t *testing.T) {
+	dir := t.TempDir() + "/"
+	src := "../examples/spark-fleet/"
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(path, ".json") {
+			data = append([]byte("\uFEFF"), data...)
+		}
+		dst := filepath.Join(dir, strings.TrimPrefix(path, src))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, want := planJSON(t, offlineArgs(src)...)
+	if _, _, got := planJSON(t, offlineArgs(dir)...); stripFleet(t, got) != stripFleet(t, want) {
+		t.Errorf("files with a byte order mark plan differently:\n%s", got)
+	}
+	bundle, err := os.ReadFile(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	marked := filepath.Join(dir, "fleet.json")
+	if err := os.WriteFile(marked, append([]byte("\uFEFF"), bundle...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, doc := planJSON(t, "--fleet", marked)
+	if code > ExitChanges {
+		t.Fatalf("a bundle with a byte order mark: exit %d", code)
+	}
+	planFile := filepath.Join(dir, "plan.json")
+	if err := os.WriteFile(planFile, append([]byte("\uFEFF"), doc...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, out, errOut := run(t, "check", "--fleet", marked, "--plan", planFile); code != ExitOK {
+		t.Errorf("check of a plan with a byte order mark: exit %d\n%s%s", code, out, errOut)
 	}
 }
 

@@ -1,12 +1,9 @@
 package cli
 
 import (
-	"github.com/poolsolve/poolsolve/lloom"
-
 	"context"
 	"crypto/rand"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -17,7 +14,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/agent"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/inventory"
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 const serveHelp = `Runs a small node agent that answers the read-only routes of a LLooM
@@ -160,15 +159,11 @@ func runServe(c *cli.Context) error {
 		return errorf("listen on %s: %v", addr, err)
 	}
 	// Not redacted: the listen address is the operator's, and tools read it.
-	raw, ok := c.App.Metadata[rawStderrKey].(io.Writer)
-	if !ok {
-		raw = c.App.ErrWriter
-	}
 	routes := "GET /gateway/node, /gateway/cluster, /gateway/profile"
 	if acfg.LocalGateway.Endpoint != "" {
 		routes += ", /gateway/metrics (relayed)"
 	}
-	fmt.Fprintf(raw, "poolsolve serve: node %s listening on http://%s (%s; %s); SIGINT or SIGTERM stops it\n", lloom.RedactText(self), ln.Addr(), routes, auth)
+	fmt.Fprintf(rawStderr(c), "poolsolve serve: node %s listening on http://%s (%s; %s); SIGINT or SIGTERM stops it\n", printable.String(lloom.RedactText(self)), ln.Addr(), routes, auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
 		return errorf("serve: %v", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -55,6 +56,39 @@ func TestEverySuiteSizeGetsAVerifiedPlanAtEveryTimeLimit(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestALimitSpentBeforeTheSearchSaysSo: --time-limit 100ms on 256x1000
+// gave no plan, or a plan with no word that the limit had run out while
+// the inputs were read. Now the plan is the greedy start, says so among
+// its fallbacks, and stderr gives the time reading took. (The process
+// start is set an hour back, so that the limit is spent whatever the
+// machine's load.)
+func TestALimitSpentBeforeTheSearchSaysSo(t *testing.T) {
+	var out, errOut strings.Builder
+	code := RunSince(time.Now().Add(-time.Hour), []string{"poolsolve", "plan", "--fleet", spark, "--time-limit", "100ms", "--format", "json"},
+		strings.NewReader(""), &out, &errOut)
+	if code != ExitOK && code != ExitChanges {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "the time limit 100ms from process start is too short for this pool: reading the inputs and building the pool took 1h0m") {
+		t.Errorf("stderr does not say the limit is too short:\n%s", errOut.String())
+	}
+	var doc struct {
+		Fallbacks []string
+		Levels    []struct{ Status string }
+	}
+	if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Fallbacks) != 1 || !strings.Contains(doc.Fallbacks[0], "greedy start, not searched") {
+		t.Errorf("fallbacks %q", doc.Fallbacks)
+	}
+	for i, l := range doc.Levels {
+		if l.Status == "bounded" {
+			t.Errorf("level %d of an unsearched plan is bounded", i+1)
 		}
 	}
 }

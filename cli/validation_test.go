@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -55,6 +56,13 @@ func TestEveryCommandRefusesWhatValidateRefuses(t *testing.T) {
 		{"a runtime on an undeclared node", func(cfg map[string]any) {
 			m(m(cfg["runtimes"])["qwen38-27b-nvfp4"])["node"] = "spark-node-09"
 		}, `"spark-node-09"`},
+		{"an alias member that does not exist", func(cfg map[string]any) {
+			m(cfg["aliases"])["a1"] = map[string]any{"members": []any{"nope-model"}}
+		}, `$.config.aliases["a1"].members[0]`},
+		{"a runtime with no node, which building the pool finds", func(cfg map[string]any) {
+			delete(m(m(cfg["runtimes"])["qwen38-27b-nvfp4"]), "node")
+			delete(m(cfg["cluster"]), "nodeId")
+		}, `$.config.runtimes["qwen38-27b-nvfp4"]: runtime has no node`},
 	}
 	planFile := filepath.Join(t.TempDir(), "plan.json")
 	if code, _, errOut := run(t, "plan", "--fleet", spark, "--format", "json", "-o", planFile); code > 1 {
@@ -121,6 +129,53 @@ func TestServeAndInventoryValidateTheirConfig(t *testing.T) {
 		if code != ExitBadInput || errOut != want || out != "" {
 			t.Errorf("%s = %d, stdout %q, stderr\n%s\nwant exit 2 and\n%s", args[0], code, out, errOut, want)
 		}
+	}
+}
+
+// TestProblemsNameTheirLineAndColumn: a problem found on decoded values
+// names the line and column of its path, in a bundle (under $.config) as
+// in a file of its own, as syntax errors always have.
+func TestProblemsNameTheirLineAndColumn(t *testing.T) {
+	bundle := brokenBundle(t, func(cfg map[string]any) {
+		cfg["aliases"].(map[string]any)["a1"] = map[string]any{"members": []any{"nope-model"}}
+	})
+	dir := t.TempDir()
+	config := filepath.Join(dir, "config.json")
+	if err := os.WriteFile(config, []byte(`{"cluster": {"nodeId": "a", "nodes": {"a": {}}},
+  "runtimes": {"r": {"node": "a",
+    "memoryGb": -4}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, file, flag, path, at string
+	}{
+		{"an unknown alias member in a bundle", bundle, "--fleet", `$.config.aliases["a1"].members[0]`, `"nope-model"`},
+		{"a negative memory in a config file", config, "--config", `$.runtimes["r"].memoryGb`, `-4}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, _, errOut := run(t, "validate", tc.flag, tc.file)
+			var line, col int
+			var path string
+			for _, l := range strings.Split(errOut, "\n") {
+				if rest, ok := strings.CutPrefix(l, tc.file+":"); ok {
+					if _, err := fmt.Sscanf(rest, "%d:%d: %s", &line, &col, &path); err == nil && strings.TrimSuffix(path, ":") == tc.path {
+						break
+					}
+				}
+				line = 0
+			}
+			if line == 0 {
+				t.Fatalf("no problem at FILE:LINE:COL: %s in\n%s", tc.path, errOut)
+			}
+			data, err := os.ReadFile(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(string(data), "\n")
+			if line > len(lines) || col > len(lines[line-1]) || !strings.HasPrefix(lines[line-1][col-1:], tc.at) {
+				t.Errorf("%d:%d is not where %s is:\n%s", line, col, tc.at, errOut)
+			}
+		})
 	}
 }
 

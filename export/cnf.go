@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/go-air/gini/z"
+
+	"github.com/poolsolve/poolsolve/internal/printable"
 )
 
 // WriteCNF writes the hard constraints as DIMACS CNF: the clause log with
@@ -98,6 +100,6 @@ func (in *Instance) writeVarComments(bw *bufio.Writer) {
 		if x.Var == 0 || auxiliary(x.Meaning) {
 			continue
 		}
-		fmt.Fprintf(bw, "c   %d %s\n", x.Var, x.About)
+		fmt.Fprintf(bw, "c   %d %s\n", x.Var, printable.String(x.About))
 	}
 }

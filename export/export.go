@@ -15,6 +15,8 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
+
+	"github.com/poolsolve/poolsolve/internal/printable"
 )
 
 // Format names an export format.
@@ -508,6 +510,11 @@ func (in *Instance) header(f Format) []string {
 	}
 	if len(pins) > 0 {
 		lines = append(lines, "fixed true: "+strings.Join(pins, "; "))
+	}
+	// Comments end at a line break: an id holding one must not start a
+	// row of the file.
+	for i, l := range lines {
+		lines[i] = printable.String(l)
 	}
 	return lines
 }

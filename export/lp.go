@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/poolsolve/poolsolve/encode"
+
+	"github.com/poolsolve/poolsolve/internal/printable"
 )
 
 // maxExact is the largest integer a double holds exactly; LP readers
@@ -34,7 +36,7 @@ func (in *Instance) WriteLP(w io.Writer) error {
 	bw.WriteString("\\ variables (number as in the OPB, CNF and JSON exports):\n")
 	for _, x := range in.vars {
 		if x.Linear {
-			fmt.Fprintf(bw, "\\   %s (x%d) %s\n", x.LP, x.Var, x.About)
+			fmt.Fprintf(bw, "\\   %s (x%d) %s\n", x.LP, x.Var, printable.String(x.About))
 		}
 	}
 	bw.WriteString("Minimize\n obj:")

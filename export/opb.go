@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/poolsolve/poolsolve/encode"
+
+	"github.com/poolsolve/poolsolve/internal/printable"
 )
 
 // opbRow is a row in the form every PB solver reads: sum >= rhs or
@@ -79,7 +81,7 @@ func (in *Instance) WriteOPB(w io.Writer) error {
 	fmt.Fprintf(bw, "* variables:\n")
 	for _, x := range in.vars {
 		if x.Linear {
-			fmt.Fprintf(bw, "*   x%d %s\n", x.Var, x.About)
+			fmt.Fprintf(bw, "*   x%d %s\n", x.Var, printable.String(x.About))
 		}
 	}
 	if len(obj.Terms) > 0 {
@@ -90,7 +92,7 @@ func (in *Instance) WriteOPB(w io.Writer) error {
 		bw.WriteString("* the objective has no terms: every solution scores the offset\n")
 	}
 	for _, r := range rows {
-		fmt.Fprintf(bw, "* %s\n", r.name)
+		fmt.Fprintf(bw, "* %s\n", printable.String(r.name))
 		writeOPBTerms(bw, r.terms)
 		fmt.Fprintf(bw, " %s %d ;\n", r.op, r.rhs)
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -23,7 +22,7 @@ var nodeKeys = []string{"profile", "inventory", "status", "metrics"}
 // `spark-fleet.json:41:23: $.config.runtimes["x"].memoryGb: expected a
 // number, got string "40"`.
 func LoadBundle(path string) (*Inputs, error) {
-	data, err := os.ReadFile(path)
+	data, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -328,7 +327,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 				if r.metrics == nil {
 					return nil, fmt.Errorf("fleet: the metrics of node %q were not read from a document, so they cannot be written back", id)
 				}
-				if parts["metrics"], err = in.rawDoc(r.metrics); err != nil {
+				if parts["metrics"], err = in.metricsDoc(r.metrics); err != nil {
 					return nil, err
 				}
 			}
@@ -340,7 +339,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		if out["metrics"], err = in.rawDoc(in.raw.metrics); err != nil {
+		if out["metrics"], err = in.metricsDoc(in.raw.metrics); err != nil {
 			return nil, err
 		}
 	}

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -34,8 +36,8 @@ func loadExample(t testing.TB, name string) *Inputs {
 }
 
 // withoutProvenance returns a copy of in without what says where the
-// documents came from: Sources, the bundle-only description, and the File
-// fields lloom records. What remains must not depend on the packaging.
+// documents came from: Sources, the bundle-only description, the File
+// fields lloom records, and the layout of the metrics as read. What remains must not depend on the packaging.
 func withoutProvenance(in *Inputs) Inputs {
 	out := *in
 	out.Sources, out.Description = nil, ""
@@ -55,6 +57,10 @@ func withoutProvenance(in *Inputs) Inputs {
 		m := *in.Metrics
 		m.File = ""
 		out.Metrics = &m
+	}
+	if in.raw.metrics != nil {
+		// Kept as read, so laid out as the file was.
+		out.raw.metrics, _ = canonicalJSON(in.raw.metrics)
 	}
 	out.Benchmarks = nil
 	for _, b := range in.Benchmarks {
@@ -250,7 +256,11 @@ func splitSources(dir string) Sources {
 func TestSplitFilesAreTheBundleSplit(t *testing.T) {
 	in := loadExample(t, "spark-fleet.json")
 	src := splitSources(splitDir)
-	files := map[string]json.RawMessage{src.Config: in.ConfigRaw, src.Metrics: in.raw.metrics,
+	metrics, err := canonicalJSON(in.raw.metrics) // kept as read
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]json.RawMessage{src.Config: in.ConfigRaw, src.Metrics: metrics,
 		src.Benchmarks[0]: in.raw.benchmarks[0], src.Recipes[0]: in.raw.recipes[0]}
 	for name, raw := range in.raw.profiles {
 		files[filepath.Join(src.ProfilesDir, name+".json")] = raw
@@ -628,4 +638,68 @@ func FuzzLoadBundle(f *testing.F) {
 			t.Fatalf("Bundle(redact): %v", err)
 		}
 	})
+}
+
+// TestMetricsAsReadWriteTheSameBundle: metrics documents are kept as read
+// (a large answer is not re-encoded for a plan), so Bundle makes them
+// canonical: the same metrics with their keys in two orders, at the top
+// and under a node, write the same bytes.
+func TestMetricsAsReadWriteTheSameBundle(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "examples", "spark-fleet.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(doc["metrics"], &members); err != nil {
+		t.Fatal(err)
+	}
+	keys := slices.Sorted(maps.Keys(members))
+	ordered := func(keys []string) string {
+		var b strings.Builder
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteString(",\n ")
+			}
+			fmt.Fprintf(&b, "%q: %s", k, members[k])
+		}
+		return "{" + b.String() + "}"
+	}
+	reversed := slices.Clone(keys)
+	slices.Reverse(reversed)
+	delete(doc, "metrics")
+	var written [][]byte
+	for _, layout := range []string{ordered(keys), ordered(reversed)} {
+		var nodes map[string]map[string]json.RawMessage
+		if err := json.Unmarshal(doc["nodes"], &nodes); err != nil {
+			t.Fatal(err)
+		}
+		nodes["spark-node-01"]["metrics"] = json.RawMessage(`"@metrics@"`)
+		nb, err := json.Marshal(nodes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc["nodes"] = nb
+		b, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := strings.Replace(string(b), `"@metrics@"`, layout, 1)
+		text = strings.TrimSuffix(text, "}") + `, "metrics": ` + layout + "}"
+		in, err := ParseBundle([]byte(text), "bundle.json")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := in.Bundle(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		written = append(written, out)
+	}
+	if !bytes.Equal(written[0], written[1]) {
+		t.Error("the same metrics with their keys in two orders write different bundles")
+	}
 }

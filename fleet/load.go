@@ -56,7 +56,7 @@ func Load(src Sources) (*Inputs, error) {
 		return nil, errors.New("fleet: no LLooM config.json given")
 	}
 	in := &Inputs{}
-	data, err := os.ReadFile(src.Config)
+	data, err := readFile(src.Config)
 	if err != nil {
 		return nil, err
 	}
@@ -90,7 +90,7 @@ func Load(src Sources) (*Inputs, error) {
 		in.setSource("demandHistory", Source{File: src.DemandHistory})
 	}
 	if src.Metrics != "" {
-		data, err := os.ReadFile(src.Metrics)
+		data, err := readFile(src.Metrics)
 		if err != nil {
 			return nil, err
 		}
@@ -100,7 +100,7 @@ func Load(src Sources) (*Inputs, error) {
 		in.setSource("metrics", Source{File: src.Metrics})
 	}
 	for i, f := range src.Benchmarks {
-		data, err := os.ReadFile(f)
+		data, err := readFile(f)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +112,7 @@ func Load(src Sources) (*Inputs, error) {
 		in.setSource(fmt.Sprintf("benchmarks[%d]", i), Source{File: f})
 	}
 	for i, f := range src.Recipes {
-		data, err := os.ReadFile(f)
+		data, err := readFile(f)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +124,12 @@ func Load(src Sources) (*Inputs, error) {
 		in.setSource(fmt.Sprintf("recipes[%d]", i), Source{File: f})
 	}
 	return in, nil
+}
+
+// readFile reads an input file, less a byte order mark before the value.
+func readFile(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	return jsonpos.TrimBOM(data), err
 }
 
 func (in *Inputs) loadProfiles(dir string) error {
@@ -147,7 +153,7 @@ func (in *Inputs) loadProfiles(dir string) error {
 		if err != nil {
 			return err
 		}
-		p, raw, err := readProfile(data, path, name)
+		p, raw, err := readProfile(jsonpos.TrimBOM(data), path, name)
 		if err != nil {
 			return err
 		}
@@ -187,7 +193,7 @@ func (in *Inputs) loadNodes(src Sources) error {
 		jobs = append(jobs, job{"status", "", f})
 	}
 	for _, j := range jobs {
-		data, err := os.ReadFile(j.file)
+		data, err := readFile(j.file)
 		if err != nil {
 			return err
 		}
@@ -225,7 +231,7 @@ func (in *Inputs) loadNodes(src Sources) error {
 
 // loadCluster splits a /gateway/cluster answer into node statuses.
 func (in *Inputs) loadCluster(file string) error {
-	data, err := os.ReadFile(file)
+	data, err := readFile(file)
 	if err != nil {
 		return err
 	}

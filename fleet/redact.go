@@ -50,6 +50,18 @@ func (in *Inputs) Redacted() (*Inputs, error) {
 	return &out, nil
 }
 
+// metricsDoc is a metrics document for a bundle: readMetrics keeps it as
+// read, so it is made canonical here (redaction writes it so already).
+func (in *Inputs) metricsDoc(raw json.RawMessage) (json.RawMessage, error) {
+	if !in.redactRaw {
+		var err error
+		if raw, err = canonicalJSON(raw); err != nil {
+			return nil, err
+		}
+	}
+	return in.rawDoc(raw)
+}
+
 // rawDoc is a document as read, redacted when the inputs are.
 func (in *Inputs) rawDoc(raw json.RawMessage) (json.RawMessage, error) {
 	if raw == nil || !in.redactRaw {

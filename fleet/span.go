@@ -3,6 +3,7 @@ package fleet
 import (
 	"bytes"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -106,4 +107,34 @@ func rebase(err error, file, at string, whole []byte, base int, sub []byte) erro
 		return &lloom.InputError{File: file, Path: at, Msg: msg}
 	}
 	return &lloom.InputError{File: file, Path: at, Msg: err.Error()}
+}
+
+// Locate gives each problem found on decoded values, which has a JSON
+// path but no line yet, the line and column of that path in its file,
+// read again: in a bundle of a dozen documents a path alone is hard to
+// find. Where the file lacks part of the path (a member that is
+// missing), the position is that of the deepest value it has. Problems
+// in what is not a regular JSON file (a gateway answer, pool.toml's
+// keys) are left as they are.
+func Locate(ps lloom.Problems) {
+	files := map[string][]byte{}
+	for _, p := range ps {
+		if p.Line > 0 || p.File == "" || !strings.HasPrefix(p.Path, jsonpos.Root) {
+			continue
+		}
+		data, seen := files[p.File]
+		if !seen {
+			// Only a regular file can be read twice (not a pipe).
+			if st, err := os.Stat(p.File); err == nil && st.Mode().IsRegular() {
+				data, _ = readFile(p.File)
+			}
+			files[p.File] = data
+		}
+		if data == nil {
+			continue
+		}
+		if off, _, err := jsonpos.Find(data, p.Path); err == nil {
+			p.Line, p.Col = jsonpos.Position(data, off)
+		}
+	}
 }

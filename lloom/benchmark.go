@@ -3,7 +3,6 @@ package lloom
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -96,7 +95,7 @@ func ParseBenchmarkSuite(data []byte, file string) (*BenchmarkSuite, error) {
 
 // LoadBenchmarkSuite reads and parses the benchmark suite at path.
 func LoadBenchmarkSuite(path string) (*BenchmarkSuite, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

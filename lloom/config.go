@@ -2,7 +2,6 @@ package lloom
 
 import (
 	"encoding/json"
-	"os"
 	"reflect"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -525,7 +524,7 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 
 // LoadConfig reads and parses the config.json at path.
 func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

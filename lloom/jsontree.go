@@ -3,6 +3,7 @@ package lloom
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -11,6 +12,12 @@ import (
 // JSON path and position: the bytes become a jsonpos tree of values (which
 // finds syntax errors with their offsets), and the tree is then copied into
 // the Go types by decode.go, which knows the path of every value it visits.
+
+// readInput reads an input file, less a byte order mark before the value.
+func readInput(path string) ([]byte, error) {
+	data, err := os.ReadFile(path)
+	return jsonpos.TrimBOM(data), err
+}
 
 // parseTree reads exactly one JSON value from data.
 func parseTree(data []byte, file string) (*jsonpos.Value, error) {

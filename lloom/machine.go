@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
 	"slices"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -161,7 +160,7 @@ func ParseMachineProfile(data []byte, file string) (*MachineProfile, error) {
 
 // LoadMachineProfile reads and parses the machine profile at path.
 func LoadMachineProfile(path string) (*MachineProfile, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

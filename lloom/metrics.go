@@ -3,7 +3,6 @@ package lloom
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -228,7 +227,7 @@ func parseMetricsTree(data []byte, file string) (*Metrics, error) {
 
 // LoadMetrics reads and parses a saved metrics snapshot or history file.
 func LoadMetrics(path string) (*Metrics, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package lloom
 
 import (
 	"encoding/json"
-	"os"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -249,7 +248,7 @@ func ParseNodeStatus(data []byte, file string) (*NodeStatus, error) {
 
 // LoadNodeStatus reads and parses a saved `/gateway/node` answer.
 func LoadNodeStatus(path string) (*NodeStatus, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +287,7 @@ func ParseClusterStatus(data []byte, file string) (*ClusterStatus, error) {
 
 // LoadClusterStatus reads and parses a saved `/gateway/cluster` answer.
 func LoadClusterStatus(path string) (*ClusterStatus, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

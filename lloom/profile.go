@@ -104,7 +104,7 @@ func LoadProfile(path string) (*Profile, error) {
 	if err != nil {
 		return nil, err
 	}
-	return ParseProfile(data, path)
+	return ParseProfile(jsonpos.TrimBOM(data), path)
 }
 
 // Validate checks the profile on its own and, when cfg is not nil, against

@@ -2,7 +2,6 @@ package lloom
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -131,7 +130,7 @@ func ParseRecipe(data []byte, file string) (*Recipe, error) {
 
 // LoadRecipe reads and parses the recipe at path.
 func LoadRecipe(path string) (*Recipe, error) {
-	data, err := os.ReadFile(path)
+	data, err := readInput(path)
 	if err != nil {
 		return nil, err
 	}

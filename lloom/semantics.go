@@ -297,12 +297,19 @@ func (c *Config) ExpandAlias(id string) ([]string, error) {
 // expandAlias expands id; when members is non-nil it replaces the alias's
 // own members (to expand a route profile).
 func (c *Config) expandAlias(id string, members []string, includeSuspended bool) ([]string, error) {
-	if _, ok := c.Aliases[id]; !ok {
-		return nil, fmt.Errorf("unknown alias %q", id)
-	}
 	models := map[string]bool{}
 	for _, m := range c.Models {
 		models[m.ID] = true
+	}
+	return c.expandAliasIn(models, id, members, includeSuspended)
+}
+
+// expandAliasIn is expandAlias with the set of model ids given: a caller
+// that expands every alias builds it once, not once an alias (256x1000's
+// config validated in 0.55 s of its 1.4 s load so).
+func (c *Config) expandAliasIn(models map[string]bool, id string, members []string, includeSuspended bool) ([]string, error) {
+	if _, ok := c.Aliases[id]; !ok {
+		return nil, fmt.Errorf("unknown alias %q", id)
 	}
 	var leaves []string
 	var expand func(id string, path []string, override []string) error

@@ -36,6 +36,7 @@ type configValidator struct {
 	p         *problems
 	current   string
 	modelByID map[string]Model // including federated ones
+	modelIDs  map[string]bool  // modelByID's keys, for expandAliasIn
 	backends  map[string]bool  // including federated ones
 }
 
@@ -352,11 +353,13 @@ func (v *configValidator) routeProfiles(path, id string, a Alias) {
 // kinds lists the distinct model kinds an alias (or one of its route
 // profiles) expands to; cycles are reported elsewhere.
 func (v *configValidator) kinds(id string, members []string) []string {
-	view := &Config{Aliases: v.cfg.Aliases}
-	for _, m := range v.modelByID {
-		view.Models = append(view.Models, m)
+	if v.modelIDs == nil {
+		v.modelIDs = make(map[string]bool, len(v.modelByID))
+		for id := range v.modelByID {
+			v.modelIDs[id] = true
+		}
 	}
-	leaves, err := view.expandAlias(id, members, true)
+	leaves, err := v.cfg.expandAliasIn(v.modelIDs, id, members, true)
 	if err != nil {
 		return nil
 	}

@@ -26,15 +26,16 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 		p = &model.Pool{}
 	}
 	pl := &Plan{
-		Schema:    Schema,
-		Fleet:     scrub(meta.Fleet),
-		Solver:    meta.Solver,
-		Fallbacks: scrubAll(meta.Fallbacks),
-		Levels:    []Level{},
-		Nodes:     []Node{},
-		Routes:    []Route{},
-		Changes:   []Change{},
-		Notes:     scrubAll(meta.Notes),
+		Schema:      Schema,
+		Fleet:       scrub(meta.Fleet),
+		Solver:      meta.Solver,
+		Fallbacks:   scrubAll(meta.Fallbacks),
+		Interrupted: meta.Interrupted,
+		Levels:      []Level{},
+		Nodes:       []Node{},
+		Routes:      []Route{},
+		Changes:     []Change{},
+		Notes:       scrubAll(meta.Notes),
 	}
 	if pl.Solver == "" && res != nil {
 		pl.Solver = res.Stats.Solver

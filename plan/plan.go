@@ -21,6 +21,9 @@ type Meta struct {
 	// plan after the exact solver ran out of time, inputs that were
 	// missing and assumed.
 	Fallbacks []string
+	// Interrupted says a signal stopped the search: the plan is the best
+	// found before it.
+	Interrupted bool
 }
 
 // Plan is a solve's plan as data: where lanes run, how each demand source
@@ -32,6 +35,10 @@ type Plan struct {
 	Fleet     string   `json:"fleet,omitempty"`
 	Solver    string   `json:"solver,omitempty"`
 	Fallbacks []string `json:"fallbacks,omitempty"`
+	// Interrupted is set when a signal (SIGINT, SIGTERM) stopped the
+	// search: the plan is the best found by then, and each level's
+	// status says what was proved.
+	Interrupted bool `json:"interrupted,omitempty"`
 	// Infeasible is set when the hard constraints admit no plan; the
 	// plan then has no nodes' lanes, routes or changes, only Explanations.
 	Infeasible bool `json:"infeasible"`

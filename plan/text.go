@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -48,6 +49,9 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 	if p == nil {
 		return nil
 	}
+	// Ids, reasons and notes come from the inputs: a terminal must not
+	// act on the control and bidi characters they may hold.
+	p = printable.Copy(p)
 	t := &textWriter{opts: opts}
 	t.para(header)
 	if meta := metaLine(p); meta != "" {
@@ -239,10 +243,14 @@ func metaLine(p *Plan) string {
 	if p.Solver != "" {
 		parts = append(parts, "solver "+p.Solver)
 	}
-	if len(parts) == 0 {
-		return ""
+	interrupted := ""
+	if p.Interrupted {
+		interrupted = "INTERRUPTED: a signal stopped the search; this is the best plan found by then, and each level says what was proved."
 	}
-	return "Planned " + strings.Join(parts, ", ") + "."
+	if len(parts) == 0 {
+		return interrupted
+	}
+	return strings.TrimSpace("Planned " + strings.Join(parts, ", ") + ". " + interrupted)
 }
 
 func (t *textWriter) list(title string, xs []string) {

@@ -41,3 +41,52 @@ func BenchmarkSolve(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSolveShortLimit measures how far past a short limit Solve
+// returns on a pool too big to prove in it (64x250): ms-over-limit is the
+// worst overshoot of the runs, which the explanations' grace bounds on an
+// idle machine and load stretches.
+func BenchmarkSolveShortLimit(b *testing.B) {
+	p := pooltest.Random(1, 64, 250)
+	for _, limit := range []time.Duration{100 * time.Millisecond, time.Second} {
+		b.Run(fmt.Sprintf("64x250/%v", limit), func(b *testing.B) {
+			var worst time.Duration
+			for b.Loop() {
+				start := time.Now()
+				if _, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: limit}); err != nil {
+					b.Fatal(err)
+				}
+				worst = max(worst, time.Since(start)-limit)
+			}
+			b.ReportMetric(float64(worst.Microseconds())/1000, "ms-over-limit")
+		})
+	}
+}
+
+// BenchmarkSolveCancelled measures how soon Solve returns once its
+// context is cancelled (plan's first Ctrl-C) during the search of a
+// 64x250 pool with a minute's limit: ms-after-cancel is the worst.
+func BenchmarkSolveCancelled(b *testing.B) {
+	p := pooltest.Random(1, 64, 250)
+	for _, after := range []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond} {
+		b.Run(fmt.Sprintf("64x250/after-%v", after), func(b *testing.B) {
+			var worst time.Duration
+			for b.Loop() {
+				ctx, cancel := context.WithCancel(context.Background())
+				at := make(chan time.Time, 1)
+				tm := time.AfterFunc(after, func() { at <- time.Now(); cancel() })
+				if _, err := Solve(ctx, p, Options{Seed: 1, TimeLimit: time.Minute}); err != nil {
+					b.Fatal(err)
+				}
+				tm.Stop()
+				cancel()
+				select {
+				case t := <-at:
+					worst = max(worst, time.Since(t))
+				default:
+				}
+			}
+			b.ReportMetric(float64(worst.Microseconds())/1000, "ms-after-cancel")
+		})
+	}
+}

@@ -48,7 +48,11 @@
 //     deadline trap, solver-notes §1.3). The deadline (Options.TimeLimit,
 //     default 5 s, or the context's) bounds every call, LP included; the
 //     level time split is 15/25/15/45%, and a level that proves early
-//     leaves its time to the next.
+//     leaves its time to the next. A cancelled context (plan's first
+//     Ctrl-C) stops the search as the deadline would: local search, the
+//     LP, the PB workers and the level loops end, parts not yet encoded
+//     keep their warm plan, and a gini Try under way ends with its cap
+//     (at most 2 s); each level keeps the status its bound gives.
 //
 // # Bounds and status
 //
@@ -121,7 +125,8 @@
 // proved value is ErrMismatch. gophersat cannot be interrupted, so a
 // worker is this executable re-run with POOLSOLVE_PB_WORKER=1 (answered
 // in this package's init, so test binaries work too) and killed at the
-// deadline. Where the LP could not be solved (rounded memory), gini's
+// deadline; on Linux the kernel kills it too when poolsolve ends in any
+// other way (Pdeathsig). Where the LP could not be solved (rounded memory), gini's
 // diagrams search as in levels 1-3.
 //
 // Past the sparse LP's size (256x1000's level 4 is 53,000 rows and

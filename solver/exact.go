@@ -309,12 +309,12 @@ func (x *exact) level(i int, end time.Time) error {
 	defer func() { l.pw.stop() }()
 	// Most levels close by SAT in milliseconds. Level 4 rarely does: the
 	// LP with its cuts, branch and cut and the PB workers go first.
-	if i == 3 && l.lb < l.ub {
+	if i == 3 && l.lb < l.ub && x.run.ctx.Err() == nil {
 		if err := l.lpFirst(); err != nil {
 			return err
 		}
 	}
-	if l.lb < l.ub && l.gini {
+	if l.lb < l.ub && l.gini && x.run.ctx.Err() == nil {
 		if err := l.giniSearch(); err != nil {
 			return err
 		}
@@ -530,7 +530,7 @@ func (l *levelRun) giniSearch() error {
 		// neighbourhood searches, then a longer try.
 		l.askLP()
 		for range 4 {
-			if !time.Now().Before(searchEnd) || l.lb >= l.ub {
+			if !time.Now().Before(searchEnd) || l.lb >= l.ub || x.run.ctx.Err() != nil {
 				break
 			}
 			improved, err := x.lns(i, searchEnd, bl)
@@ -590,7 +590,7 @@ func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) e
 	// when its kicks go stale, often well before end. The workers'
 	// answers are taken between rounds: one may prove the level.
 	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
-		a := localsearch.ImproveUntilStale(x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
+		a := localsearch.ImproveContext(x.run.ctx, x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
 		fromWarm := x.fromWarm
 		ok, err := x.accept(a, false)
 		if err != nil {

@@ -381,7 +381,9 @@ func explainUncovered(r *run, p *model.Pool, _ []component, a model.Assignment, 
 	end := r.deadline.Add(explainGrace(r.limit))
 	var whole *encode.Encoding
 	err := encode.ErrDeadline
-	if !r.tooBig {
+	// An interrupted solve (its context cancelled) gives the static
+	// reasons at once: the deadline is no bound on it.
+	if !r.tooBig && r.ctx.Err() == nil {
 		whole, err = encode.New(p, encode.Options{Deadline: end})
 	}
 	var out []Explanation

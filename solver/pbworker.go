@@ -226,6 +226,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out ch
 	cctx, cancel := context.WithDeadline(ctx, deadline)
 	cmd := exec.CommandContext(cctx, exe)
 	cmd.Env = append(os.Environ(), pbWorkerEnv+"=1")
+	cmd.SysProcAttr = workerAttr()
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -467,6 +468,9 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			case <-t.C:
 				x.run.progress(i, x.obj, *lb)
 				continue
+			case <-x.run.ctx.Done():
+				t.Stop()
+				return nil // interrupted: the incumbent is the answer
 			}
 		} else {
 			select {

@@ -560,6 +560,11 @@ func presolved(x *exact, i int, end time.Time) (strongResult, bool) {
 
 func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func() bool) (strongResult, bool) {
 	var out strongResult
+	if x.run != nil {
+		// An interrupted solve stops the LP as its deadline would.
+		until := stop
+		stop = func() bool { return x.run.ctx.Err() != nil || until != nil && until() }
+	}
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
 	}

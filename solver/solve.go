@@ -118,7 +118,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		warmEnd = r.deadline
 	}
 	warm := localsearch.Greedy(p, opts.Seed)
-	warm = localsearch.ImproveUntilStale(p, warm, opts.Seed, warmEnd, warmKicks(greedy))
+	warm = localsearch.ImproveContext(ctx, p, warm, opts.Seed, warmEnd, warmKicks(greedy))
 	warmRep := eval.Check(p, warm)
 	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
@@ -137,7 +137,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 			end = warmMax
 		}
 		before := len(warmRep.Violations)
-		warm = localsearch.Improve(p, warm, opts.Seed+round, end)
+		warm = localsearch.ImproveContext(ctx, p, warm, opts.Seed+round, end, localsearch.StaleKicks)
 		warmRep = eval.Check(p, warm)
 		if len(warmRep.Violations) >= before {
 			break
@@ -185,6 +185,12 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		encodeBy := r.deadline
 		if partRep.Valid {
 			encodeBy = encodeBy.Add(-min(limit/10, 500*time.Millisecond))
+		}
+		if ctx.Err() != nil && partRep.Valid {
+			// Interrupted: the part keeps its warm plan, as when its
+			// encoding runs out of time.
+			warmOnly[pi], r.objs[pi], r.tooBig = &partRep, partRep.Objective, true
+			continue
 		}
 		x, err := newExact(r, c.pool, r.deadline, encodeBy, opts.Seed+uint64(pi))
 		if errors.Is(err, encode.ErrDeadline) {

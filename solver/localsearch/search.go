@@ -1,6 +1,7 @@
 package localsearch
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -752,10 +753,16 @@ func Improve(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time)
 // ImproveUntilStale is Improve with the kick phase ending after stale
 // kicks in a row that do not improve (Improve's is StaleKicks).
 func ImproveUntilStale(p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
+	return ImproveContext(context.Background(), p, a, seed, deadline, stale)
+}
+
+// ImproveContext is ImproveUntilStale that also stops, as at its
+// deadline, once ctx is done (an interrupted solve).
+func ImproveContext(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
-	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale}
+	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx}
 	ls.run()
 	out := st.assignment()
 	after := eval.Check(p, out)
@@ -770,6 +777,7 @@ type lsSearch struct {
 	st       *lsState
 	rng      *rand.Rand
 	deadline time.Time
+	ctx      context.Context
 	queue    []int
 	queued   []bool
 	stopped  bool
@@ -785,7 +793,7 @@ func (ls *lsSearch) timeUp() bool {
 		return true
 	}
 	ls.checks++
-	if ls.checks%32 == 0 && !ls.deadline.IsZero() && time.Now().After(ls.deadline) {
+	if ls.checks%32 == 0 && (!ls.deadline.IsZero() && time.Now().After(ls.deadline) || ls.ctx.Err() != nil) {
 		ls.stopped = true
 	}
 	return ls.stopped
