@@ -346,12 +346,6 @@ func (l *levelRun) lpFirst() error {
 		if r, ok := presolved(x, i, end); ok {
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
-		// The workers prove mid-sized parts in a tenth of a second
-		// when they have both cores (24x60-tight); the LP and its
-		// cuts, which take longer there, start after that.
-		if err := l.poll(time.Now().Add(min(pbHeadStart, time.Until(end)/10)), true); err != nil {
-			return err
-		}
 	}
 	var pollErr error
 	stop := func() bool {
@@ -675,9 +669,6 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 	}
 	return nil
 }
-
-// pbHeadStart is how long level 4's workers run alone before the LP.
-const pbHeadStart = 200 * time.Millisecond
 
 // l4FixedMaxNodes caps the diagram over the columns reduced-cost fixing
 // leaves free.
