@@ -539,14 +539,19 @@ func (x *exact) awaitCanon(w *pbLevel, id int) {
 				return
 			}
 		case <-run.done:
-			select {
-			case m := <-w.out:
-				if m.id == id && m.a.Canonical {
-					x.canon.model = m.a.Model
+			// The worker has sent all it will; its canonical model may
+			// sit in the channel behind other workers' answers.
+			for {
+				select {
+				case m := <-w.out:
+					if m.id == id && m.a.Canonical {
+						x.canon.model = m.a.Model
+						return
+					}
+				default:
+					return
 				}
-			default:
 			}
-			return
 		case <-t.C:
 			return
 		}

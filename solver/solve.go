@@ -365,6 +365,7 @@ func (x *exact) canonicalize() {
 		x.best = a
 		return
 	}
+	tracef(x.run.start, "canonical: no worker's plan (job ahead %v, model %v)", x.canon != nil, x.canon != nil && x.canon.model != nil)
 	if x.canonicalBC() {
 		return
 	}
