@@ -370,7 +370,7 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 // minimal sets of pins and cordons, then of the plan's own lanes. parts
 // is unused: the whole pool is encoded once, which is cheap next to the
 // search.
-func explainUncovered(r *run, p *model.Pool, _ []component, a model.Assignment, uncovered []string, proved bool) []Explanation {
+func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []string, proved bool) []Explanation {
 	late := servedLate(p, a)
 	if len(uncovered) == 0 && len(late) == 0 {
 		return nil
