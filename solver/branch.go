@@ -110,7 +110,7 @@ func (x *exact) canonicalBC() bool {
 		if len(r.rows) == 0 || !fitsSparse(r) {
 			return false
 		}
-		_, _, _, cl, _, _ := sparseRounds(r, x.run.deadline, nil, x.traceStart())
+		_, _, _, cl, _, _ := sparseRounds(r, x.run.deadline, nil, x.traceStart(), nil)
 		if cl == nil || !cl.complete {
 			return false
 		}

@@ -192,7 +192,7 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 			}
 			best = min(best, v)
 		}
-		_, _, _, cl, _, _ := sparseRounds(r, lpFar(), nil, time.Now())
+		_, _, _, cl, _, _ := sparseRounds(r, lpFar(), nil, time.Now(), nil)
 		if cl == nil {
 			t.Fatal("no cut loop")
 		}

@@ -64,6 +64,9 @@ type exact struct {
 	// canonRoot is level 4's root LP with its cuts, kept for the
 	// canonical re-solve by branch and cut.
 	canonRoot *canonRoot
+	// lpBound is the bound of the LP's last round, for progress reports
+	// while the cut loop runs.
+	lpBound int64
 }
 
 // levelsProved reports whether the levels before i are proved: only then
@@ -348,11 +351,12 @@ func (l *levelRun) lpFirst() error {
 		}
 	}
 	var pollErr error
+	x.lpBound = l.lb
 	stop := func() bool {
 		if pollErr == nil {
 			pollErr = l.poll(end, false)
 		}
-		x.run.progress(i, x.obj, l.lb)
+		x.run.progress(i, x.obj, max(l.lb, x.lpBound))
 		return pollErr != nil || l.lb >= l.ub
 	}
 	r, ok := strongLPUnless(x, i, l.ub-1, end, stop)

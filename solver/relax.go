@@ -592,7 +592,16 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, true
 	}
 	if fitsSparse(r) {
-		best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart())
+		// Each round's bound is valid: the progress reports show it rise.
+		onBound := func(b float64) {
+			if x.e.Exact {
+				x.lpBound = min(int64(math.Ceil(b-1e-6))+offset, x.obj[i])
+				if x.run != nil {
+					x.run.progress(i, x.obj, x.lpBound)
+				}
+			}
+		}
+		best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart(), onBound)
 		if i == 3 && loop != nil && loop.complete && x.levelsProved(3) {
 			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
 		}

@@ -86,7 +86,7 @@ func (cl *cutLoop) problem() *lpProblem {
 // on the relaxation alone, so a canonical re-solve can start from it),
 // or until the deadline or stop. It returns the best bound with its
 // multipliers and the rows they belong to.
-func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
+func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time, onBound func(float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
 	best = math.Inf(-1)
 	cl, ok := newCutLoop(r)
 	if !ok {
@@ -105,6 +105,9 @@ func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStar
 		improved := ok && b > best+sparseStall
 		if ok && b > best {
 			best, bestY, bestPr = b, y, pr
+			if onBound != nil {
+				onBound(b)
+			}
 		}
 		if status != lp.Optimal || time.Now().After(deadline) || (stop != nil && stop()) {
 			break
