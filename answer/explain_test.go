@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/answer"
 	"github.com/poolsolve/poolsolve/catalog"
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
@@ -63,8 +64,8 @@ func TestExplainAnswersMatchTheGoldenFiles(t *testing.T) {
 			if err := answer.WriteExplainJSON(&js, ex); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.golden+".txt", txt.Bytes())
-			golden(t, tc.golden+".json", js.Bytes())
+			golden.Check(t, tc.golden+".txt", txt.Bytes())
+			golden.Check(t, tc.golden+".json", js.Bytes())
 		})
 	}
 }

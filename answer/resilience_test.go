@@ -14,6 +14,7 @@ import (
 	"github.com/poolsolve/poolsolve/answer"
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
@@ -48,24 +49,6 @@ func solveExample(t testing.TB, p *model.Pool) *solver.Result {
 	return res
 }
 
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
-
 func TestTheSparkFleetsSingleLossesMatchTheGoldenReport(t *testing.T) {
 	p, base, notes := sparkFleet(t, catalog.Options{})
 	r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Fleet: "examples/spark-fleet.json", Notes: notes})
@@ -79,8 +62,8 @@ func TestTheSparkFleetsSingleLossesMatchTheGoldenReport(t *testing.T) {
 	if err := answer.WriteResilienceJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "resilience-spark.txt", txt.Bytes())
-	golden(t, "resilience-spark.json", js.Bytes())
+	golden.Check(t, "resilience-spark.txt", txt.Bytes())
+	golden.Check(t, "resilience-spark.json", js.Bytes())
 }
 
 // The picture is the worst scenario's re-plan: every node named, the lost

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -139,40 +140,6 @@ func TestJudgeWeighsTheExactSolverAgainstTheOthers(t *testing.T) {
 	})
 }
 
-// golden compares got with testdata/name; UPDATE_GOLDEN=1 rewrites it.
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	file := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("%v (UPDATE_GOLDEN=1 go test ./benchmarks/ writes it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs from the golden file at line %d (UPDATE_GOLDEN=1 rewrites it; review the diff):\ngot:  %s\nwant: %s", file, i+1, g, w)
-			}
-		}
-	}
-}
-
 func TestEveryReportFormMatchesItsGoldenFile(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -191,7 +158,7 @@ func TestEveryReportFormMatchesItsGoldenFile(t *testing.T) {
 			if err := tc.write(&buf, judgedReport()); err != nil {
 				t.Fatal(err)
 			}
-			golden(t, tc.file, buf.Bytes())
+			golden.Check(t, tc.file, buf.Bytes())
 		})
 	}
 }

@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"sort"
@@ -38,7 +39,7 @@ func (b *builder) nodeIDs() []string {
 		ids[id] = true
 		b.note("config declares no cluster nodes: planning one node %q", id)
 	}
-	return sortedKeys(ids)
+	return slices.Sorted(maps.Keys(ids))
 }
 
 func (b *builder) facts(id string) nodeFacts {
@@ -305,7 +306,7 @@ func (b *builder) buildLinks() {
 		}
 	}
 	if b.cfg.Cluster.Topology == "direct" {
-		ids := sortedKeys(b.cfg.Cluster.Nodes)
+		ids := slices.Sorted(maps.Keys(b.cfg.Cluster.Nodes))
 		for i, a := range ids {
 			for _, c := range ids[i+1:] {
 				if sameFabricSubnet(b.cfg.Cluster.Nodes[a], b.cfg.Cluster.Nodes[c]) {
@@ -314,7 +315,7 @@ func (b *builder) buildLinks() {
 			}
 		}
 	}
-	for _, id := range sortedKeys(b.in.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(b.in.Nodes)) {
 		if inv := b.in.Nodes[id].Inventory; inv != nil {
 			for _, l := range inv.Links {
 				b.addLink(id, l.PeerNodeID, "inventory of "+id)
@@ -439,7 +440,7 @@ func (b *builder) laneRows(v model.Variant, n string) []lloom.RuntimeStatus {
 			rows = append(rows, row)
 		}
 	}
-	for _, rid := range sortedKeys(b.variantOf) {
+	for _, rid := range slices.Sorted(maps.Keys(b.variantOf)) {
 		if b.variantOf[rid] == v.ID {
 			if row, ok := st.RuntimeManager.Runtimes[rid]; ok && (row.Node == "" || row.Node == n) {
 				rows = append(rows, row)

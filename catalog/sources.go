@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -15,7 +16,7 @@ import (
 
 func (b *builder) buildModels() {
 	required := map[string]bool{}
-	for _, k := range sortedKeys(b.cfg.Defaults) {
+	for _, k := range slices.Sorted(maps.Keys(b.cfg.Defaults)) {
 		required[b.cfg.Defaults[k]] = true
 	}
 	for id, mp := range b.policy.Models {
@@ -102,7 +103,7 @@ func (b *builder) expandMembers(aliasID string, members, suspended []string) ([]
 }
 
 func (b *builder) buildAliases() {
-	for _, id := range sortedKeys(b.cfg.Aliases) {
+	for _, id := range slices.Sorted(maps.Keys(b.cfg.Aliases)) {
 		a := b.cfg.Aliases[id]
 		path := fmt.Sprintf("$.aliases[%q]", id)
 		members, err := b.cfg.ExpandAlias(id)
@@ -113,7 +114,7 @@ func (b *builder) buildAliases() {
 		pa := model.Alias{ID: id, ActiveRoute: a.ActiveRoute}
 		pa.Members = b.knownMembers(path+".members", members, a.OptionalMembers)
 		pa.Optional = b.knownOnly(a.OptionalMembers)
-		for _, name := range sortedKeys(a.RouteProfiles) {
+		for _, name := range slices.Sorted(maps.Keys(a.RouteProfiles)) {
 			rp := a.RouteProfiles[name]
 			ms, err := b.expandMembers(id, rp.Members, a.SuspendedMembers)
 			if err != nil {
@@ -127,7 +128,7 @@ func (b *builder) buildAliases() {
 		}
 		b.pool.Aliases = append(b.pool.Aliases, pa)
 	}
-	for _, id := range sortedKeys(b.policy.SLO) {
+	for _, id := range slices.Sorted(maps.Keys(b.policy.SLO)) {
 		if _, ok := b.cfg.Aliases[id]; !ok {
 			b.problem(b.policyFile(), fmt.Sprintf("slo.%q", id), "names an alias the config does not declare")
 		}
@@ -173,7 +174,7 @@ func (b *builder) metricsDocs() []metricsDoc {
 	if b.in.Metrics != nil {
 		out = append(out, metricsDoc{"", b.in.Metrics})
 	}
-	for _, id := range sortedKeys(b.in.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(b.in.Nodes)) {
 		if m := b.in.Nodes[id].Metrics; m != nil {
 			out = append(out, metricsDoc{id, m})
 		}
@@ -238,8 +239,8 @@ func (b *builder) buildDemand() {
 	}
 	// A forwarded request reaches the peer as a request for the model by
 	// its own id: take it off the peer's direct demand.
-	for _, peer := range sortedKeys(forwarded) {
-		for _, m := range sortedKeys(forwarded[peer]) {
+	for _, peer := range slices.Sorted(maps.Keys(forwarded)) {
+		for _, m := range slices.Sorted(maps.Keys(forwarded[peer])) {
 			if b.in.Nodes[peer].Metrics == nil {
 				continue
 			}
@@ -271,7 +272,7 @@ func (b *builder) buildDemand() {
 // howText names how an alias's demand was found: one way, or each way
 // with its requests when gateways differ ("split:recent 9 + split:even 4").
 func howText(h map[string]float64) string {
-	ks := sortedKeys(h)
+	ks := slices.Sorted(maps.Keys(h))
 	switch len(ks) {
 	case 0:
 		return ""
@@ -293,7 +294,7 @@ func howWords(h map[string]float64) string {
 		"split:history": "split by the demand history (the gateway's recent requests are gone, e.g. after a restart)",
 		"split:even":    "split evenly (neither recent requests nor a demand history show the split: give --demand-history)",
 	}
-	ks := sortedKeys(h)
+	ks := slices.Sorted(maps.Keys(h))
 	if len(ks) == 1 {
 		return words[ks[0]]
 	}
@@ -381,7 +382,7 @@ func (b *builder) demandOf(d metricsDoc) demandPart {
 		}
 		switch {
 		case total > 0:
-			for _, k := range sortedKeys(counts) {
+			for _, k := range slices.Sorted(maps.Keys(counts)) {
 				share := req * counts[k] / total
 				if k == bk.ID {
 					part.direct[k] += share
@@ -433,7 +434,7 @@ func (b *builder) demandBuckets(m *lloom.Metrics) (models, requested []lloom.Met
 			}
 		}
 		var out []lloom.MetricsBucket
-		for _, k := range sortedKeys(acc) {
+		for _, k := range slices.Sorted(maps.Keys(acc)) {
 			out = append(out, lloom.MetricsBucket{ID: k, Requests: acc[k]})
 		}
 		return out
@@ -582,19 +583,19 @@ func (b *builder) addRoutePin(src model.PinSource, file, path, alias, route stri
 func (b *builder) addProfilePins(name string) {
 	prof, ok := b.in.Profiles[name]
 	if !ok {
-		b.problem("", "--profile", "no fleet profile %q (profiles: %s)", name, strings.Join(sortedKeys(b.in.Profiles), ", "))
+		b.problem("", "--profile", "no fleet profile %q (profiles: %s)", name, strings.Join(slices.Sorted(maps.Keys(b.in.Profiles)), ", "))
 		return
 	}
 	file := prof.File
 	if file == "" {
 		file = "profiles/" + name + ".json"
 	}
-	for _, alias := range sortedKeys(prof.Routes) {
+	for _, alias := range slices.Sorted(maps.Keys(prof.Routes)) {
 		file, path := b.docAt("profiles/"+name, file, fmt.Sprintf("$.routes[%q]", alias))
 		b.addRoutePin(model.PinProfile, file, path, alias, prof.Routes[alias])
 	}
 	ix := b.pool.Index()
-	for _, rt := range sortedKeys(prof.Residency) {
+	for _, rt := range slices.Sorted(maps.Keys(prof.Residency)) {
 		res := model.Residency(prof.Residency[rt])
 		file, path := b.docAt("profiles/"+name, file, fmt.Sprintf("$.residency[%q]", rt))
 		vid, ok := b.variantOf[rt]
@@ -674,7 +675,7 @@ func (b *builder) laneStatus(v model.Variant) string {
 				return row.Status
 			}
 		}
-		for _, rid := range sortedKeys(b.variantOf) {
+		for _, rid := range slices.Sorted(maps.Keys(b.variantOf)) {
 			if b.variantOf[rid] == v.ID {
 				if row, ok := st.RuntimeManager.Runtimes[rid]; ok && row.Status != "" {
 					return row.Status

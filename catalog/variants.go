@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"path"
 	"slices"
@@ -20,7 +21,7 @@ func (b *builder) buildVariants() {
 	b.variantOf = map[string]string{}
 	b.served = map[string][]string{}
 	members := map[string]string{}
-	for _, id := range sortedKeys(b.cfg.Runtimes) {
+	for _, id := range slices.Sorted(maps.Keys(b.cfg.Runtimes)) {
 		rt := b.cfg.Runtimes[id]
 		if rt.Placement != nil && rt.Placement.Mode == lloom.ModeDistributed {
 			for _, m := range rt.Placement.Members {
@@ -42,7 +43,7 @@ func (b *builder) buildVariants() {
 			}
 		}
 	}
-	for _, id := range sortedKeys(b.cfg.Runtimes) {
+	for _, id := range slices.Sorted(maps.Keys(b.cfg.Runtimes)) {
 		if g, ok := members[id]; ok {
 			b.variantOf[id] = g
 			continue

@@ -8,30 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-// golden compares got with testdata/name, or rewrites it when
-// UPDATE_GOLDEN=1.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it after review)\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
-}
+	"github.com/poolsolve/poolsolve/internal/golden"
+)
 
 type planDoc struct {
 	Fleet     string `json:"fleet"`
@@ -135,7 +114,7 @@ func TestAllNodesPresentMatchesTheRC16ProfileWithNoChanges(t *testing.T) {
 		}
 	}
 	_, text, _ := run(t, "plan", "--fleet", spark, "--quiet")
-	golden(t, "plan-spark-all-present.txt", text)
+	golden.Check(t, "plan-spark-all-present.txt", []byte(text))
 }
 
 func TestThePairCordonedMovesCognitionToThe27BAlwaysResident(t *testing.T) {
@@ -147,7 +126,7 @@ func TestThePairCordonedMovesCognitionToThe27BAlwaysResident(t *testing.T) {
 	doc.allOptimal(t)
 	checkStandalone(t, doc, "manual-stop")
 	_, text, _ := run(t, append([]string{"plan", "--quiet"}, args...)...)
-	golden(t, "plan-spark-pair-cordoned.txt", text)
+	golden.Check(t, "plan-spark-pair-cordoned.txt", []byte(text))
 }
 
 // checkStandalone asserts the plan the standalone profile describes; pair

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,7 +101,7 @@ func TestTheEmittedProfileIsTheHandWrittenOneAndReplaysThePlan(t *testing.T) {
 			}
 			var raw map[string]any
 			data, _ := os.ReadFile(out)
-			if err := json.Unmarshal(data, &raw); err != nil || !reflect.DeepEqual(sortedKeys(raw), []string{"description", "name", "residency", "routes"}) || !strings.HasSuffix(string(data), "}\n") || !strings.HasPrefix(string(data), "{\n  \"name\": ") {
+			if err := json.Unmarshal(data, &raw); err != nil || !reflect.DeepEqual(slices.Sorted(maps.Keys(raw)), []string{"description", "name", "residency", "routes"}) || !strings.HasSuffix(string(data), "}\n") || !strings.HasPrefix(string(data), "{\n  \"name\": ") {
 				t.Errorf("not LLooM's saved shape:\n%s", data)
 			}
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,14 +87,14 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 	t.Setenv("HF_TOKEN", "canary-hf-token")
 	f := newLiveFleet(t, "canary-bearer-key", newerGateway, func(cfg, cluster, metrics map[string]any) {
 		backends := cfg["backends"].(map[string]any)
-		for _, id := range sortedKeys(backends) {
+		for _, id := range slices.Sorted(maps.Keys(backends)) {
 			b := backends[id].(map[string]any)
 			b["apiKey"] = "canary-cfg-apikey"
 			b["baseUrl"] = "http://canary-backend-host:9/v1"
 			b["healthUrl"] = "http://canary-backend-health/health"
 		}
 		cfg["security"] = map[string]any{"apiKeys": []any{"canary-security-key"}, "adminApiKeys": []any{"${LLOOM_CLUSTER_KEY}"}}
-		for _, id := range sortedKeys(cfg["runtimes"].(map[string]any)) {
+		for _, id := range slices.Sorted(maps.Keys(cfg["runtimes"].(map[string]any))) {
 			rt := cfg["runtimes"].(map[string]any)[id].(map[string]any)
 			rt["healthUrl"] = "http://canary-runtime-health:1/health"
 			rt["env"] = map[string]any{"HF_TOKEN": "canary-env-token", "MODEL_DIR": "${CANARY_DIR}", "NOTE": "see https://canary-env-url/x"}
@@ -103,12 +104,12 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 			n.(map[string]any)["endpoint"] = "http://127.0.0.1:1/canary-endpoint-prefix" // loopback: refused at once
 		}
 		nodes := cluster["cluster"].(map[string]any)["nodes"].(map[string]any)
-		for _, id := range sortedKeys(nodes) {
+		for _, id := range slices.Sorted(maps.Keys(nodes)) {
 			st := nodes[id].(map[string]any)
 			st["labels"] = map[string]any{"docs": "https://canary-label-host/x"}
 			rm, _ := st["runtimeManager"].(map[string]any)
 			rows, _ := rm["runtimes"].(map[string]any)
-			for _, rid := range sortedKeys(rows) {
+			for _, rid := range slices.Sorted(maps.Keys(rows)) {
 				row := rows[rid].(map[string]any)
 				row["healthUrl"] = "http://canary-status-health:19001/health"
 				row["args"] = []any{"--api-key", "canary-status-arg"}
@@ -164,13 +165,4 @@ func TestNoSecretReachesAnyOutput(t *testing.T) {
 			t.Errorf("the snapshot lacks %q: placeholders and key names stay, values go", want)
 		}
 	}
-}
-
-func sortedKeys(m map[string]any) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	return keys
 }

@@ -45,7 +45,7 @@ func (e *Encoding) sources() {
 	}
 	for mi := range p.Models {
 		m := &p.Models[mi]
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			e.Sources = append(e.Sources, Source{ID: model.DirectSource(m.ID), Alias: -1, Model: mi, Demand: m.DirectDemand})
 		}
 	}

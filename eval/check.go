@@ -112,6 +112,7 @@ func NewChecker(p *model.Pool) *Checker {
 		c.addSource(source{name: a.ID, alias: a, demand: a.Demand, cands: a.Candidates()})
 	}
 	for _, m := range p.Models {
+		// Its own reading of model.IsDemandSource, kept apart on purpose.
 		if m.DirectDemand > 0 || m.Required {
 			c.addSource(source{name: model.DirectSource(m.ID), demand: m.DirectDemand, cands: []string{m.ID}})
 		}

@@ -532,7 +532,7 @@ func (d *PlanDoc) Resolve(p *model.Pool) error {
 	}
 	for _, m := range p.Models {
 		known["model"][m.ID] = true
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			known["source"][model.DirectSource(m.ID)] = true
 		}
 	}

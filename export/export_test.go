@@ -5,10 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -19,12 +16,11 @@ import (
 
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/export"
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
-
-var update = flag.Bool("update", os.Getenv("UPDATE_GOLDEN") != "", "rewrite the golden files")
 
 // smallPool is the golden instance: two nodes, a recipe that fits either,
 // a fixed lane running now with a pin, an external fallback, an alias
@@ -93,20 +89,7 @@ func TestGoldenFilesOfEachFormat(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.opts.Source = "export_test.smallPool"
 			got := write(t, mustNew(t, smallPool(), tc.opts), tc.format)
-			path := filepath.Join("testdata", strings.ReplaceAll(tc.name, " ", "-")+"."+string(tc.format)+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("%s differs from the golden file; run UPDATE_GOLDEN=1 go test ./export/ and review the diff.\ngot:\n%s", path, got)
-			}
+			golden.Check(t, strings.ReplaceAll(tc.name, " ", "-")+"."+string(tc.format)+".golden", []byte(got))
 		})
 	}
 }

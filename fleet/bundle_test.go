@@ -329,14 +329,14 @@ func TestSeparateFilesAndTheBundleGiveIdenticalInputs(t *testing.T) {
 }
 
 func TestReportListsGiveTheSameInputsAsMaps(t *testing.T) {
-	maps := splitSources(splitDir)
-	lists := maps
+	asMaps := splitSources(splitDir)
+	lists := asMaps
 	lists.Status, lists.Inventory = nil, nil
-	for _, n := range sortedKeys(maps.Status) {
-		lists.StatusFiles = append(lists.StatusFiles, maps.Status[n])
-		lists.InventoryFiles = append(lists.InventoryFiles, maps.Inventory[n])
+	for _, n := range slices.Sorted(maps.Keys(asMaps.Status)) {
+		lists.StatusFiles = append(lists.StatusFiles, asMaps.Status[n])
+		lists.InventoryFiles = append(lists.InventoryFiles, asMaps.Inventory[n])
 	}
-	a, err := Load(maps)
+	a, err := Load(asMaps)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,7 @@ package fleet
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"reflect"
@@ -60,13 +61,13 @@ func ParseDemandHistory(data []byte, file string) (*DemandHistory, error) {
 	if h.Schema != HistorySchema {
 		return nil, &lloom.InputError{File: file, Path: "$.schema", Msg: fmt.Sprintf("expected %q, got %q", HistorySchema, h.Schema)}
 	}
-	for _, id := range sortedKeys(h.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(h.Nodes)) {
 		n := h.Nodes[id]
 		if n == nil {
 			return nil, &lloom.InputError{File: file, Path: fmt.Sprintf("$.nodes[%q]", id), Msg: "expected an object with models and seen"}
 		}
-		for _, m := range sortedKeys(n.Models) {
-			for _, r := range sortedKeys(n.Models[m]) {
+		for _, m := range slices.Sorted(maps.Keys(n.Models)) {
+			for _, r := range slices.Sorted(maps.Keys(n.Models[m])) {
 				if c := n.Models[m][r]; c < 0 || math.IsInf(c, 0) || math.IsNaN(c) {
 					return nil, &lloom.InputError{File: file, Path: fmt.Sprintf("$.nodes[%q].models[%q][%q]", id, m, r), Msg: fmt.Sprintf("expected a count of requests (0 or more), got %v", c)}
 				}

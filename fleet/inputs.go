@@ -3,6 +3,7 @@ package fleet
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -123,10 +124,10 @@ func (in *Inputs) Cordons() []string {
 }
 
 // NodeIDs returns the ids of the nodes with reports, sorted.
-func (in *Inputs) NodeIDs() []string { return sortedKeys(in.Nodes) }
+func (in *Inputs) NodeIDs() []string { return slices.Sorted(maps.Keys(in.Nodes)) }
 
 // ProfileNames returns the fleet profile names, sorted.
-func (in *Inputs) ProfileNames() []string { return sortedKeys(in.Profiles) }
+func (in *Inputs) ProfileNames() []string { return slices.Sorted(maps.Keys(in.Profiles)) }
 
 func (in *Inputs) setSource(key string, s Source) {
 	if in.Sources == nil {

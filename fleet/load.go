@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -178,7 +180,7 @@ func (in *Inputs) loadNodes(src Sources) error {
 		name  string
 		files map[string]string
 	}{{"profile", src.MachineProfile}, {"inventory", src.Inventory}, {"status", src.Status}} {
-		nodes := sortedKeys(part.files)
+		nodes := slices.Sorted(maps.Keys(part.files))
 		for _, n := range nodes {
 			if n == "" {
 				return fmt.Errorf("fleet: a %s file (%s) is given for an empty node id", part.name, part.files[n])

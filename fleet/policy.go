@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
 	"slices"
@@ -242,7 +243,7 @@ func decodePolicy(doc any, t *tree, path string) (*Policy, error) {
 			return nil, err
 		}
 	}
-	for _, alias := range sortedKeys(p.SLO) {
+	for _, alias := range slices.Sorted(maps.Keys(p.SLO)) {
 		if p.SLO[alias] == (SLO{}) {
 			t.failf(t.key(t.field(path, "slo"), alias), "expected firstTokenMs or totalMs (or both)")
 			return nil, t.err

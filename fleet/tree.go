@@ -3,10 +3,10 @@ package fleet
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -196,7 +196,7 @@ func (t *tree) decode(v any, path string, rv reflect.Value, tag fieldTag) {
 		if rv.IsNil() {
 			rv.Set(reflect.MakeMapWithSize(rv.Type(), len(m)))
 		}
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			if k == "" {
 				t.failf(path, "empty name")
 				return
@@ -212,7 +212,7 @@ func (t *tree) decode(v any, path string, rv reflect.Value, tag fieldTag) {
 			return
 		}
 		info := fieldsOf(rv.Type())
-		for _, k := range sortedKeys(m) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
 			f, ok := info[k]
 			if !ok {
 				t.unknownKey(path, k)
@@ -378,13 +378,4 @@ func describe(v any) string {
 		return "a date or time"
 	}
 	return jsonpos.Describe(v)
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

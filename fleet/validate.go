@@ -2,6 +2,7 @@ package fleet
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -49,7 +50,7 @@ type validator struct {
 
 func (v *validator) index() {
 	cfg := v.in.Config
-	v.nodes = sortedKeys(cfg.Cluster.Nodes)
+	v.nodes = slices.Sorted(maps.Keys(cfg.Cluster.Nodes))
 	if len(v.nodes) == 0 {
 		if id := cfg.CurrentNodeID(""); id != "" {
 			v.nodes = []string{id}
@@ -125,7 +126,7 @@ func (v *validator) checkPins(src Source, t *tree, path string, pins []Pin) {
 			case v.routeKnown(alias, p.Route):
 			default:
 				v.add(src, t.field(pp, "route"), "unknown route %q: not a route profile of alias %q (%s) nor a model or alias id",
-					p.Route, p.Alias, strings.Join(sortedKeys(alias.RouteProfiles), ", "))
+					p.Route, p.Alias, strings.Join(slices.Sorted(maps.Keys(alias.RouteProfiles)), ", "))
 			}
 		}
 		v.checkNodes(src, t.field(pp, "cordons"), "cordoned node", p.Cordons, t)
@@ -161,17 +162,17 @@ func (v *validator) policy() {
 	src, t, at := v.locate("policy")
 	v.checkNodes(src, t.field(at, "cordons"), "cordoned node", p.Cordons, t)
 	v.checkPins(src, t, t.field(at, "pins"), p.Pins)
-	for _, alias := range sortedKeys(p.SLO) {
+	for _, alias := range slices.Sorted(maps.Keys(p.SLO)) {
 		if _, ok := v.aliases[alias]; !ok {
 			v.add(src, t.key(t.field(at, "slo"), alias), "SLO for unknown alias %q", alias)
 		}
 	}
-	for _, rt := range sortedKeys(p.Runtimes) {
+	for _, rt := range slices.Sorted(maps.Keys(p.Runtimes)) {
 		if _, ok := v.runtimes[rt]; !ok {
 			v.add(src, t.key(t.field(at, "runtimes"), rt), "unknown runtime %q", rt)
 		}
 	}
-	for _, m := range sortedKeys(p.Models) {
+	for _, m := range slices.Sorted(maps.Keys(p.Models)) {
 		if !v.models[m] {
 			v.add(src, t.key(t.field(at, "models"), m), "unknown model %q", m)
 		}

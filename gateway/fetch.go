@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -159,7 +161,7 @@ func (f *fetcher) main(ctx context.Context) error {
 		case cs.Enabled && len(cs.Nodes)+len(broken) > 0:
 			f.fleet.Mode = FromCluster
 			f.local = cs.NodeID
-			for _, id := range sortedKeys(cs.Nodes) {
+			for _, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
 				st := cs.Nodes[id]
 				if st.Local && f.local == "" {
 					f.local = id
@@ -431,7 +433,7 @@ func (f *fetcher) direct(ctx context.Context) {
 		return
 	}
 	var ids []string
-	for _, id := range sortedKeys(f.o.Config.Cluster.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(f.o.Config.Cluster.Nodes)) {
 		if _, ok := f.fleet.Nodes[id]; !ok {
 			ids = append(ids, id)
 		}
@@ -492,7 +494,7 @@ func (f *fetcher) endpoint(id string) (*url.URL, error) {
 // node's endpoint for the others.
 func (f *fetcher) profiles(ctx context.Context) {
 	var ids []string
-	for _, id := range sortedKeys(f.fleet.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(f.fleet.Nodes)) {
 		if f.fleet.Nodes[id].Facts == FactsStatus {
 			ids = append(ids, id)
 		}
@@ -550,7 +552,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 		q = "period=" + url.QueryEscape(p)
 	}
 	var ids []string
-	for _, id := range sortedKeys(f.fleet.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(f.fleet.Nodes)) {
 		if f.fleet.Nodes[id].Unreachable == "" {
 			ids = append(ids, id)
 		}
@@ -633,7 +635,7 @@ func (fl *Fleet) Unreachable() map[string]string {
 // LLooMVersion is the LLooM release the gateway reports for its own node,
 // or "" when it reports none (LLooM 0.2.3 does not).
 func (fl *Fleet) LLooMVersion() string {
-	for _, id := range sortedKeys(fl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(fl.Nodes)) {
 		if n := fl.Nodes[id]; n.From != FromDirect && n.Status != nil && n.Status.Local && n.Status.Version != "" {
 			return n.Status.Version
 		}
@@ -644,7 +646,7 @@ func (fl *Fleet) LLooMVersion() string {
 // MetricsFrom lists the nodes that gave their metrics, sorted.
 func (fl *Fleet) MetricsFrom() []string {
 	var out []string
-	for _, id := range sortedKeys(fl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(fl.Nodes)) {
 		if fl.Nodes[id].Metrics != nil {
 			out = append(out, id)
 		}
@@ -657,19 +659,10 @@ func (fl *Fleet) MetricsFrom() []string {
 // "spark-node-02: planned from machine profile (gateway predates inventory)".
 func (fl *Fleet) Fallbacks() []string {
 	var out []string
-	for _, id := range sortedKeys(fl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(fl.Nodes)) {
 		if n := fl.Nodes[id]; n.Fallback != "" {
 			out = append(out, fmt.Sprintf("%s: planned from %s", id, n.Fallback))
 		}
 	}
 	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

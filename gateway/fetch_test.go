@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"github.com/poolsolve/poolsolve/lloom"
+	"maps"
 
 	"bytes"
 	"context"
@@ -66,7 +67,7 @@ func TestFetchReadsClusterGateways(t *testing.T) {
 			if fl.Mode != FromCluster {
 				t.Errorf("Mode = %q, want %q", fl.Mode, FromCluster)
 			}
-			if ids := sortedKeys(fl.Nodes); !slices.Equal(ids, []string{"spark-node-01", "spark-node-02", "spark-node-03"}) {
+			if ids := slices.Sorted(maps.Keys(fl.Nodes)); !slices.Equal(ids, []string{"spark-node-01", "spark-node-02", "spark-node-03"}) {
 				t.Fatalf("nodes = %v", ids)
 			}
 			for id, n := range fl.Nodes {
@@ -448,7 +449,7 @@ func TestFetchLeavesOutNodesWithUnusableIDs(t *testing.T) {
 	nodes["evil\x1b[2Jnode"] = doc{"id": "evil\x1b[2Jnode", "reachable": true}
 	gw := newFake(t, "").handle("/gateway/cluster", answer(200, encode(t, cluster)))
 	fl := fetch(t, Options{URL: gw.srv.URL})
-	if ids := sortedKeys(fl.Nodes); !slices.Equal(ids, []string{"spark-node-01", "spark-node-02", "spark-node-03"}) {
+	if ids := slices.Sorted(maps.Keys(fl.Nodes)); !slices.Equal(ids, []string{"spark-node-01", "spark-node-02", "spark-node-03"}) {
 		t.Errorf("nodes = %q, want the three with usable ids", ids)
 	}
 	unusable := 0
@@ -503,7 +504,7 @@ func TestFetchUnderAPathPrefix(t *testing.T) {
 	gw := newFake(t, "").handle("/lloom/gateway/cluster", answer(200, encode(t, newerCluster(t))))
 	fl := fetch(t, Options{URL: gw.srv.URL + "/lloom/"})
 	if len(fl.Nodes) != 3 {
-		t.Errorf("nodes = %v", sortedKeys(fl.Nodes))
+		t.Errorf("nodes = %v", slices.Sorted(maps.Keys(fl.Nodes)))
 	}
 }
 

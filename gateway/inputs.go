@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/poolsolve/poolsolve/fleet"
 )
@@ -37,7 +39,7 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 		}
 	}
 	live := map[string]fleet.Source{}
-	for _, id := range sortedKeys(fl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(fl.Nodes)) {
 		n := fl.Nodes[id]
 		parts := nodes[id]
 		if parts == nil {
@@ -96,7 +98,7 @@ func (fl *Fleet) Inputs(base *fleet.Inputs) (*fleet.Inputs, error) {
 	// A node's metrics answer, often the largest document, joins as read
 	// rather than through the merged bundle (a 31 MB answer: 312 MB peak
 	// RSS through the bundle).
-	for _, id := range sortedKeys(fl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(fl.Nodes)) {
 		if raw := fl.Nodes[id].Metrics; raw != nil {
 			if err := in.AddNodeMetrics(id, raw, fleet.Source{File: fl.Source, Path: "its own /gateway/metrics"}); err != nil {
 				return nil, fmt.Errorf("gateway: the live fleet does not load: %w", err)

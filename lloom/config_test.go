@@ -2,7 +2,9 @@ package lloom
 
 import (
 	"errors"
+	"maps"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -401,7 +403,7 @@ func TestMaterializeFederatedSkipsDisabledAndEndpointlessProxies(t *testing.T) {
 	MaterializeFederated(cfg)
 	check(t, "models", len(cfg.Models), 1)
 	check(t, "model id", cfg.Models[0].ID, "base/c")
-	check(t, "backends", sortedKeys(cfg.Backends), []string{"custom"})
+	check(t, "backends", slices.Sorted(maps.Keys(cfg.Backends)), []string{"custom"})
 	check(t, "proxy.baseUrl wins", cfg.Backends["custom"].BaseURL, "http://direct/v1")
 }
 

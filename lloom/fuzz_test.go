@@ -3,9 +3,11 @@ package lloom
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -54,7 +56,7 @@ func shrink(data []byte) []byte {
 			return v
 		case map[string]any:
 			kept := 0
-			for _, k := range sortedKeys(v) {
+			for _, k := range slices.Sorted(maps.Keys(v)) {
 				if _, isObject := v[k].(map[string]any); isObject {
 					if kept++; kept > 2 {
 						delete(v, k)

@@ -3,7 +3,9 @@ package lloom
 import (
 	"encoding/json"
 	"errors"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -151,9 +153,9 @@ func TestParseClusterStatusReadsTheRealClusterAnswers(t *testing.T) {
 			check(t, "id", c.ID, "spark-cluster")
 			check(t, "nodeId", c.NodeID, "spark-node-01")
 			check(t, "leaderNode", c.LeaderNode, "spark-node-01")
-			check(t, "nodes", sortedKeys(c.Nodes), []string{"spark-node-01", "spark-node-02", "spark-node-03"})
-			check(t, "node 2 runs the pair worker", sortedKeys(c.Nodes["spark-node-02"].RuntimeManager.Runtimes), []string{"sparkqwen-pair-worker"})
-			check(t, "node 3 runs two lanes", sortedKeys(c.Nodes["spark-node-03"].RuntimeManager.Runtimes), []string{"qwen3-embedding-4b", "qwen38-27b-nvfp4"})
+			check(t, "nodes", slices.Sorted(maps.Keys(c.Nodes)), []string{"spark-node-01", "spark-node-02", "spark-node-03"})
+			check(t, "node 2 runs the pair worker", slices.Sorted(maps.Keys(c.Nodes["spark-node-02"].RuntimeManager.Runtimes)), []string{"sparkqwen-pair-worker"})
+			check(t, "node 3 runs two lanes", slices.Sorted(maps.Keys(c.Nodes["spark-node-03"].RuntimeManager.Runtimes)), []string{"qwen3-embedding-4b", "qwen38-27b-nvfp4"})
 			check(t, "remote rows are healthy", deref(c.Nodes["spark-node-03"].RuntimeManager.Runtimes["qwen38-27b-nvfp4"].Healthy), true)
 			check(t, "every node sends telemetry", deref(c.Nodes["spark-node-02"].Telemetry.Memory.TotalBytes), int64(25276059648))
 		})

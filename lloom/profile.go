@@ -3,6 +3,7 @@ package lloom
 import (
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -116,13 +117,13 @@ func (p *Profile) Validate(cfg *Config) error {
 	if !ValidProfileName(p.Name) {
 		pr.add(jsonpos.Field(jsonpos.Root, "name"), "invalid profile name %q: use 1-64 letters, digits, dots, dashes or underscores, starting with a letter or digit", p.Name)
 	}
-	for _, k := range sortedKeys(p.Unknown) {
+	for _, k := range slices.Sorted(maps.Keys(p.Unknown)) {
 		pr.add(jsonpos.Field(jsonpos.Root, k), "unsupported section (allowed: name, description, routes, residency, defaults, defaultsMode)")
 	}
 	if !oneOf(p.DefaultsMode, "", "merge", "replace") {
 		pr.add(jsonpos.Field(jsonpos.Root, "defaultsMode"), "expected merge or replace, got %q", p.DefaultsMode)
 	}
-	for _, k := range sortedKeys(p.Defaults) {
+	for _, k := range slices.Sorted(maps.Keys(p.Defaults)) {
 		if len(p.Defaults[k]) > 500 {
 			pr.add(jsonpos.Key(jsonpos.Field(jsonpos.Root, "defaults"), k), "longer than 500 characters")
 		}
@@ -136,7 +137,7 @@ func (p *Profile) Validate(cfg *Config) error {
 			models[m.ID] = true
 		}
 	}
-	for _, aliasID := range sortedKeys(p.Routes) {
+	for _, aliasID := range slices.Sorted(maps.Keys(p.Routes)) {
 		target := p.Routes[aliasID]
 		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "routes"), aliasID)
 		switch {
@@ -162,11 +163,11 @@ func (p *Profile) Validate(cfg *Config) error {
 				continue
 			}
 			if _, isAlias := cfg.Aliases[target]; !models[target] && !isAlias {
-				pr.add(path, "unknown route %q: not a route profile of alias %q (%s) nor a model or alias id", target, aliasID, strings.Join(sortedKeys(alias.RouteProfiles), ", "))
+				pr.add(path, "unknown route %q: not a route profile of alias %q (%s) nor a model or alias id", target, aliasID, strings.Join(slices.Sorted(maps.Keys(alias.RouteProfiles)), ", "))
 			}
 		}
 	}
-	for _, runtimeID := range sortedKeys(p.Residency) {
+	for _, runtimeID := range slices.Sorted(maps.Keys(p.Residency)) {
 		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "residency"), runtimeID)
 		res := p.Residency[runtimeID]
 		if !oneOf(string(res), string(ResidencyAlways), string(ResidencyPreferred), string(ResidencyAuto)) {

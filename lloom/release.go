@@ -3,6 +3,8 @@ package lloom
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -77,7 +79,7 @@ func VersionWarnings(raw []byte, v Release) ([]string, error) {
 		models[m.ID] = true
 	}
 	var out []string
-	for _, id := range sortedKeys(doc.Aliases) {
+	for _, id := range slices.Sorted(maps.Keys(doc.Aliases)) {
 		var a map[string]json.RawMessage
 		if json.Unmarshal(doc.Aliases[id], &a) != nil {
 			continue // a bare id string: read by every version
@@ -102,7 +104,7 @@ func VersionWarnings(raw []byte, v Release) ([]string, error) {
 			out = append(out, fmt.Sprintf("LLooM %s does not read aliases.%s %s: it routes by target alone, so a route profile the plan picks is not one it can switch to", v, id, strings.Join(unread, ", ")))
 		}
 	}
-	for _, id := range sortedKeys(doc.Runtimes) {
+	for _, id := range slices.Sorted(maps.Keys(doc.Runtimes)) {
 		if _, ok := doc.Runtimes[id]["preferredWarm"]; ok {
 			out = append(out, fmt.Sprintf("LLooM %s does not read runtimes.%s.preferredWarm: the lane is auto (on demand) there", v, id))
 		}

@@ -2,6 +2,7 @@ package lloom
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -385,7 +386,7 @@ func FederatedBackendID(nodeID string) string { return "lloom-node-" + slug(node
 // sorted id order, so the result is deterministic. Calling it twice changes
 // nothing more.
 func MaterializeFederated(cfg *Config) {
-	for _, nodeID := range sortedKeys(cfg.Cluster.Nodes) {
+	for _, nodeID := range slices.Sorted(maps.Keys(cfg.Cluster.Nodes)) {
 		node := cfg.Cluster.Nodes[nodeID]
 		proxy := node.Proxy
 		if proxy == nil || proxy.Enabled != nil && !*proxy.Enabled || len(proxy.Models) == 0 {

@@ -1,6 +1,7 @@
 package lloom
 
 import (
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -82,7 +83,7 @@ func (v *configValidator) cluster() {
 		v.node(jsonpos.Field(path, "leaderNode"), cl.LeaderNode)
 		v.node(jsonpos.Field(path, "fleetHeadNode"), cl.FleetHeadNode)
 	}
-	for _, id := range sortedKeys(cl.Nodes) {
+	for _, id := range slices.Sorted(maps.Keys(cl.Nodes)) {
 		n := cl.Nodes[id]
 		np := jsonpos.Key(jsonpos.Field(path, "nodes"), id)
 		if n.Endpoint == "" && v.current != "" && id != v.current {
@@ -111,7 +112,7 @@ func (v *configValidator) cluster() {
 func (v *configValidator) runtimes() {
 	rts := v.cfg.Runtimes
 	groupOf := map[string]string{} // member runtime -> distributed runtime
-	for _, id := range sortedKeys(rts) {
+	for _, id := range slices.Sorted(maps.Keys(rts)) {
 		rt := rts[id]
 		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "runtimes"), id)
 		nonNegativeGb(v.p, jsonpos.Field(path, "memoryGb"), rt.MemoryGb)
@@ -269,7 +270,7 @@ func (v *configValidator) known(id string) bool {
 }
 
 func (v *configValidator) aliases() {
-	for _, id := range sortedKeys(v.cfg.Aliases) {
+	for _, id := range slices.Sorted(maps.Keys(v.cfg.Aliases)) {
 		a := v.cfg.Aliases[id]
 		path := jsonpos.Key(jsonpos.Field(jsonpos.Root, "aliases"), id)
 		mp := jsonpos.Field(path, "members")
@@ -326,11 +327,11 @@ func (v *configValidator) routeProfiles(path, id string, a Alias) {
 	case a.ActiveRoute == "":
 		v.p.add(jsonpos.Field(path, "activeRoute"), "missing: an alias with routeProfiles must name its active route")
 	case !ok:
-		v.p.add(jsonpos.Field(path, "activeRoute"), "%q is not one of the alias's route profiles (%s)", a.ActiveRoute, strings.Join(sortedKeys(a.RouteProfiles), ", "))
+		v.p.add(jsonpos.Field(path, "activeRoute"), "%q is not one of the alias's route profiles (%s)", a.ActiveRoute, strings.Join(slices.Sorted(maps.Keys(a.RouteProfiles)), ", "))
 	case !slices.Equal(a.Members, active.Members):
 		v.p.add(jsonpos.Field(path, "members"), "members must equal those of the active route profile %q", a.ActiveRoute)
 	}
-	for _, name := range sortedKeys(a.RouteProfiles) {
+	for _, name := range slices.Sorted(maps.Keys(a.RouteProfiles)) {
 		prof := a.RouteProfiles[name]
 		pp := jsonpos.Field(jsonpos.Key(rp, name), "members")
 		if len(prof.Members) == 0 {
@@ -413,7 +414,7 @@ func (v *configValidator) aliasCycles() {
 		stack = stack[:len(stack)-1]
 		state[id] = done
 	}
-	for _, id := range sortedKeys(aliases) {
+	for _, id := range slices.Sorted(maps.Keys(aliases)) {
 		if state[id] == unvisited {
 			visit(id)
 		}

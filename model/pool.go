@@ -211,6 +211,11 @@ type Model struct {
 	Perf Performance `json:"performance,omitempty"`
 }
 
+// IsDemandSource reports whether the model's own id is a demand source,
+// routed like an alias of one member: it is requested directly, or it must
+// stay covered without demand. Its source name is DirectSource(m.ID).
+func (m *Model) IsDemandSource() bool { return m.DirectDemand > 0 || m.Required }
+
 // Alias is a name clients call with an ordered member list.
 type Alias struct {
 	ID string `json:"id"`

@@ -318,7 +318,7 @@ func (b *builder) sources() []source {
 	}
 	var direct []source
 	for _, m := range b.p.Models {
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			direct = append(direct, source{name: model.DirectSource(m.ID), demand: m.DirectDemand})
 		}
 	}

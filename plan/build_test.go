@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
@@ -242,7 +243,7 @@ func TestBuildIsDeterministicWhateverTheAssignmentOrder(t *testing.T) {
 		slices.Reverse(res.Explanations)
 		slices.Reverse(p.Current.Lanes)
 		if got := render(t, plan.Build(p, res, plan.Meta{})); got != want {
-			t.Fatalf("run %d renders differently:\n%s", i, lineDiff(want, got))
+			t.Fatalf("run %d renders differently:\n%s", i, golden.Diff(want, got))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package plan
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ func (b *builder) diff() []Change {
 		ids[id] = true
 	}
 	out := []Change{}
-	for _, id := range sortedKeys(ids) {
+	for _, id := range slices.Sorted(maps.Keys(ids)) {
 		out = append(out, b.laneChanges(b.variant(id), b.lanes[id], cur[id])...)
 	}
 	out = append(out, b.reroutes()...)
@@ -470,7 +471,7 @@ func (b *builder) laneFor(m string) string {
 	if mm == nil || mm.External {
 		return ""
 	}
-	for _, id := range sortedKeys(b.lanes) {
+	for _, id := range slices.Sorted(maps.Keys(b.lanes)) {
 		if serves(b.lanes[id].v, mm) {
 			return id
 		}
@@ -512,15 +513,6 @@ func key(nodes []string) string { return strings.Join(sortedCopy(nodes), "+") }
 
 func sortedCopy(xs []string) []string {
 	out := slices.Clone(xs)
-	slices.Sort(out)
-	return out
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
 	slices.Sort(out)
 	return out
 }

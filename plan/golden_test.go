@@ -2,11 +2,9 @@ package plan_test
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -40,54 +38,8 @@ func TestGolden(t *testing.T) {
 			if err := plan.WriteJSON(&js, pl); err != nil {
 				t.Fatalf("WriteJSON: %v", err)
 			}
-			golden(t, tc.name+".txt.golden", txt.Bytes())
-			golden(t, tc.name+".json.golden", js.Bytes())
+			golden.Check(t, tc.name+".txt.golden", txt.Bytes())
+			golden.Check(t, tc.name+".json.golden", js.Bytes())
 		})
 	}
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("UPDATE_GOLDEN") == "1" {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE_GOLDEN=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (UPDATE_GOLDEN=1 rewrites it):\n%s", name, lineDiff(string(want), string(got)))
-	}
-}
-
-// lineDiff shows the first lines that differ, as want/have pairs.
-func lineDiff(want, have string) string {
-	w, h := strings.Split(want, "\n"), strings.Split(have, "\n")
-	var out []string
-	for i := 0; i < max(len(w), len(h)) && len(out) < 20; i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(h) {
-			b = h[i]
-		}
-		if a != b {
-			out = append(out, "line "+itoa(i+1)+":\n  want "+a+"\n  have "+b)
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-func itoa(i int) string {
-	var b []byte
-	for i >= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-		i /= 10
-	}
-	return string(append([]byte{byte('0' + i)}, b...))
 }

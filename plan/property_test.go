@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
@@ -185,7 +186,7 @@ func FuzzBuild(f *testing.F) {
 		again := randomResult(q, rand.New(rand.NewPCG(seed, 11)))
 		again.Infeasible = infeasible
 		if second := renderAll(t, plan.Build(q, again, plan.Meta{Fleet: "fuzz"})); second != first {
-			t.Fatalf("same inputs render differently:\n%s", lineDiff(first, second))
+			t.Fatalf("same inputs render differently:\n%s", golden.Diff(first, second))
 		}
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
@@ -64,7 +65,7 @@ func TestColourOnlyAddsEscapes(t *testing.T) {
 		t.Errorf("colour text does not colour the stop:\n%s", colour.String())
 	}
 	if got := ansi.ReplaceAllString(colour.String(), ""); got != plain.String() {
-		t.Errorf("colour text without escapes differs from plain text:\n%s", lineDiff(plain.String(), got))
+		t.Errorf("colour text without escapes differs from plain text:\n%s", golden.Diff(plain.String(), got))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 )
@@ -58,13 +59,13 @@ func TestSVGGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(again.Bytes(), data) {
-				t.Fatalf("testdata/%s.plan.json does not read back to itself:\n%s", name, lineDiff(string(data), again.String()))
+				t.Fatalf("testdata/%s.plan.json does not read back to itself:\n%s", name, golden.Diff(string(data), again.String()))
 			}
 			svg := svgOf(t, p)
 			if !bytes.Equal(svg, svgOf(t, p)) {
 				t.Fatal("the same plan drew two different pictures")
 			}
-			golden(t, name+".svg.golden", svg)
+			golden.Check(t, name+".svg.golden", svg)
 		})
 	}
 }

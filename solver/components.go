@@ -67,7 +67,7 @@ func newPartGraph(p *model.Pool) *partGraph {
 		g.srcs = append(g.srcs, partSource{p.Aliases[ai].ID, ai, -1, p.Aliases[ai].Candidates()})
 	}
 	for mi := range p.Models {
-		if p.Models[mi].DirectDemand > 0 || p.Models[mi].Required {
+		if p.Models[mi].IsDemandSource() {
 			g.srcs = append(g.srcs, partSource{model.DirectSource(p.Models[mi].ID), -1, mi, []string{p.Models[mi].ID}})
 		}
 	}
@@ -316,7 +316,7 @@ func restrict(a model.Assignment, q *model.Pool) model.Assignment {
 		ss[al.ID] = true
 	}
 	for _, m := range q.Models {
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			ss[model.DirectSource(m.ID)] = true
 		}
 	}

@@ -496,7 +496,7 @@ func explainStatic(p *model.Pool, sid string, proved bool) Explanation {
 		}
 	}
 	for _, m := range p.Models {
-		if (m.DirectDemand > 0 || m.Required) && model.DirectSource(m.ID) == sid {
+		if m.IsDemandSource() && model.DirectSource(m.ID) == sid {
 			cands = []string{m.ID}
 		}
 	}

@@ -134,7 +134,7 @@ func choices(p *model.Pool) ([][]*model.LaneChoice, [][]model.RouteChoice) {
 		routes = append(routes, source(p.Aliases[i].ID, p.Aliases[i].Candidates()))
 	}
 	for _, m := range p.Models {
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			routes = append(routes, source(model.DirectSource(m.ID), []string{m.ID}))
 		}
 	}

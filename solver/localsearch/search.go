@@ -356,7 +356,7 @@ func (pr *lsProblem) addSources(unit float64) {
 		addSource(a.ID, a, a.Demand, a.Candidates())
 	}
 	for _, m := range p.Models {
-		if m.DirectDemand > 0 || m.Required {
+		if m.IsDemandSource() {
 			addSource(model.DirectSource(m.ID), nil, m.DirectDemand, []string{m.ID})
 		}
 	}
