@@ -2,14 +2,15 @@
 // model.Assignment) against a model.Pool by re-implementing, straight from
 // docs/objective.md, every hard constraint and the four-level objective.
 //
-// It imports only model and the standard library, and shares no code with
-// encode or solver, so a bug in the encoding cannot hide itself: when the
+// It imports only model, internal/jsonpos (a JSON reader with positions,
+// which knows nothing of plans) and the standard library, and shares no
+// code with encode or solver, so a bug in the encoding cannot hide itself: when the
 // solver and eval disagree, eval is right. It does not call model.Eligible
 // either; it re-checks eligibility on its own.
 //
 // ReadPlan reads a plan written as poolsolve.plan/v1 JSON (by poolsolve or
-// by hand) with its own decoder, so `poolsolve check` trusts nothing of the
-// planner's code; PlanDoc.Resolve turns it into an Assignment for a pool.
+// by hand) with its own reading of the fields, so `poolsolve check` trusts
+// nothing of the planner's code; PlanDoc.Resolve turns it into an Assignment for a pool.
 //
 // Check never panics: unknown names, duplicates and malformed routes in the
 // assignment are reported as violations. The objective is computed for

@@ -1,16 +1,14 @@
 package eval
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -78,9 +76,6 @@ func (es PlanErrors) Error() string {
 	return strings.Join(msgs, "\n")
 }
 
-// maxDepth bounds nesting; a plan document is five levels deep.
-const maxDepth = 64
-
 // maxErrors bounds the problems reported for one document.
 const maxErrors = 20
 
@@ -93,259 +88,98 @@ const maxErrors = 20
 // lane. Errors are *PlanError or PlanErrors, naming file, line, column
 // and JSON path; ReadPlan never panics.
 func ReadPlan(file string, data []byte) (*PlanDoc, error) {
-	r := &planReader{file: file, data: data}
-	root, err := r.parse()
+	r := &planReader{file: file, data: jsonpos.TrimBOM(data)}
+	v, err := jsonpos.Parse(r.data, jsonpos.Options{
+		Empty:     "empty file; expected a " + PlanSchema + " JSON document",
+		Truncated: "the file ends before the JSON document does (truncated?)",
+	})
 	if err != nil {
-		return nil, err
+		var se *jsonpos.SyntaxError
+		if !errors.As(err, &se) {
+			return nil, &PlanError{File: file, Msg: err.Error()}
+		}
+		return nil, &PlanError{File: file, Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
 	doc := &PlanDoc{File: file}
-	r.doc(root, doc)
+	r.doc(&jnode{v: v, path: jsonpos.Root}, doc)
 	if len(r.errs) > 0 {
 		return nil, r.errs
 	}
 	return doc, nil
 }
 
-// jnode is one parsed JSON value with its offset in the file.
+// jnode is one parsed value and its JSON path.
 type jnode struct {
-	off  int64
-	val  any // string, json.Number, bool, nil, []*jnode, or *jobject
+	v    *jsonpos.Value
 	path string
 }
 
-type jobject struct {
-	keys []string
-	vals map[string]*jnode
-}
+func (n *jnode) null() bool { return n.v.Kind == jsonpos.Null }
 
 type planReader struct {
 	file string
 	data []byte
-	dec  *json.Decoder
 	errs PlanErrors
 }
 
-func (r *planReader) fail(off int64, path, format string, args ...any) {
+func (r *planReader) fail(n *jnode, format string, args ...any) {
 	if len(r.errs) >= maxErrors {
 		return
 	}
-	line, col := lineCol(r.data, off)
-	r.errs = append(r.errs, &PlanError{File: r.file, Line: line, Col: col, Path: path, Msg: fmt.Sprintf(format, args...)})
+	line, col := jsonpos.Position(r.data, n.v.Start)
+	r.errs = append(r.errs, &PlanError{File: r.file, Line: line, Col: col, Path: n.path, Msg: fmt.Sprintf(format, args...)})
 }
 
-// lineCol turns a byte offset into a 1-based line and column.
-func lineCol(data []byte, off int64) (int, int) {
-	if off < 0 || len(data) == 0 {
-		return 0, 0
+func (r *planReader) object(n *jnode, what string) *jnode {
+	if n.v.Kind != jsonpos.Object {
+		r.fail(n, "expected %s (an object), got %s", what, n.v.Describe())
+		return nil
 	}
-	off = min(off, int64(len(data)))
-	line := 1 + bytes.Count(data[:off], []byte{'\n'})
-	col := int(off) - bytes.LastIndexByte(data[:off], '\n')
-	return line, col
-}
-
-// start is where the next value begins: past blanks, commas and colons.
-func (r *planReader) start() int64 {
-	off := r.dec.InputOffset()
-	for off < int64(len(r.data)) && strings.IndexByte(" \t\r\n,:", r.data[off]) >= 0 {
-		off++
-	}
-	return off
-}
-
-func (r *planReader) parse() (*jnode, error) {
-	if len(bytes.TrimSpace(r.data)) == 0 {
-		return nil, &PlanError{File: r.file, Msg: "empty file; expected a " + PlanSchema + " JSON document"}
-	}
-	r.dec = json.NewDecoder(bytes.NewReader(r.data))
-	r.dec.UseNumber()
-	root, err := r.value("$", 0)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := r.dec.Token(); err != io.EOF {
-		off := r.start()
-		line, col := lineCol(r.data, off)
-		return nil, &PlanError{File: r.file, Line: line, Col: col, Msg: "more data after the JSON document"}
-	}
-	return root, nil
-}
-
-// value reads one value by tokens, so that an error can name the path
-// where the document broke off.
-func (r *planReader) value(path string, depth int) (*jnode, error) {
-	if depth > maxDepth {
-		return nil, r.syntax(r.start(), path, errors.New("nested too deeply"))
-	}
-	off := r.start()
-	tok, err := r.dec.Token()
-	if err != nil {
-		return nil, r.syntax(off, path, err)
-	}
-	n := &jnode{off: off, path: path}
-	switch t := tok.(type) {
-	case json.Delim:
-		switch t {
-		case '{':
-			obj := &jobject{vals: map[string]*jnode{}}
-			keyAt := map[string]int64{}
-			for r.dec.More() {
-				koff := r.start()
-				kt, err := r.dec.Token()
-				if err != nil {
-					return nil, r.syntax(koff, path, err)
-				}
-				k, ok := kt.(string)
-				if !ok {
-					return nil, r.syntax(koff, path, errors.New("expected a key"))
-				}
-				v, err := r.value(memberPath(path, k), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				// Last-wins would silently drop what the first said.
-				if first, dup := keyAt[k]; dup {
-					fl, fc := lineCol(r.data, first)
-					line, col := lineCol(r.data, koff)
-					return nil, &PlanError{File: r.file, Line: line, Col: col, Path: memberPath(path, k),
-						Msg: fmt.Sprintf("duplicate key %q (first at line %d, column %d)", k, fl, fc)}
-				}
-				keyAt[k] = koff
-				obj.keys = append(obj.keys, k)
-				obj.vals[k] = v
-			}
-			if _, err := r.dec.Token(); err != nil {
-				return nil, r.syntax(r.start(), path, err)
-			}
-			n.val = obj
-		case '[':
-			var arr []*jnode
-			for r.dec.More() {
-				v, err := r.value(fmt.Sprintf("%s[%d]", path, len(arr)), depth+1)
-				if err != nil {
-					return nil, err
-				}
-				arr = append(arr, v)
-			}
-			if _, err := r.dec.Token(); err != nil {
-				return nil, r.syntax(r.start(), path, err)
-			}
-			if arr == nil {
-				arr = []*jnode{}
-			}
-			n.val = arr
-		default:
-			return nil, r.syntax(off, path, fmt.Errorf("unexpected %q", string(t)))
-		}
-	default:
-		n.val = tok
-	}
-	return n, nil
-}
-
-// memberPath is the path of member k of the object at path.
-func memberPath(path, k string) string {
-	s := jsonKey(k)
-	if s[0] == '[' {
-		return path + s
-	}
-	return path + "." + s
-}
-
-// jsonKey writes a key as a path step: name, or ["odd key"].
-func jsonKey(k string) string {
-	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || i > 0 && c >= '0' && c <= '9') {
-			return "[" + strconv.Quote(k) + "]"
-		}
-	}
-	if k == "" {
-		return `[""]`
-	}
-	return k
-}
-
-func (r *planReader) syntax(off int64, path string, err error) error {
-	var se *json.SyntaxError
-	msg := err.Error()
-	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
-		off = int64(len(r.data))
-		msg = "the file ends before the JSON document does (truncated?)"
-	case errors.As(err, &se):
-		off = se.Offset
-		if off > 0 {
-			off-- // the offset is past the offending byte
-		}
-		msg = "not valid JSON: " + strings.TrimPrefix(se.Error(), "json: ")
-	}
-	line, col := lineCol(r.data, off)
-	return &PlanError{File: r.file, Line: line, Col: col, Path: path, Msg: msg}
-}
-
-// kindOf names a value's JSON type for messages.
-func kindOf(v any) string {
-	switch t := v.(type) {
-	case string:
-		return fmt.Sprintf("string %q", t)
-	case json.Number:
-		return "number " + t.String()
-	case bool:
-		return "boolean " + strconv.FormatBool(t)
-	case nil:
-		return "null"
-	case []*jnode:
-		return "an array"
-	case *jobject:
-		return "an object"
-	}
-	return "a value"
-}
-
-func (r *planReader) object(n *jnode, what string) *jobject {
-	o, ok := n.val.(*jobject)
-	if !ok {
-		r.fail(n.off, n.path, "expected %s (an object), got %s", what, kindOf(n.val))
-	}
-	return o
+	return n
 }
 
 func (r *planReader) array(n *jnode, what string) []*jnode {
-	a, ok := n.val.([]*jnode)
-	if !ok {
-		r.fail(n.off, n.path, "expected %s (an array), got %s", what, kindOf(n.val))
+	if n.v.Kind != jsonpos.Array {
+		r.fail(n, "expected %s (an array), got %s", what, n.v.Describe())
+		return nil
 	}
-	return a
+	out := make([]*jnode, len(n.v.Elems))
+	for i, e := range n.v.Elems {
+		out[i] = &jnode{v: e, path: jsonpos.Index(n.path, i)}
+	}
+	return out
 }
 
 func (r *planReader) str(n *jnode, what string) (string, bool) {
-	s, ok := n.val.(string)
-	if !ok {
-		r.fail(n.off, n.path, "expected %s (a string), got %s", what, kindOf(n.val))
+	if n.v.Kind != jsonpos.String {
+		r.fail(n, "expected %s (a string), got %s", what, n.v.Describe())
+		return "", false
 	}
-	return s, ok
+	return n.v.Text, true
 }
 
-// field returns an optional field, or nil.
-func field(o *jobject, k string) *jnode {
+// field returns an optional member of an object, or nil.
+func field(o *jnode, k string) *jnode {
 	if o == nil {
 		return nil
 	}
-	return o.vals[k]
+	if v := o.v.Get(k); v != nil {
+		return &jnode{v: v, path: jsonpos.Field(o.path, k)}
+	}
+	return nil
 }
 
-// need returns a required field, reporting it when missing.
-func (r *planReader) need(o *jobject, at *jnode, k, what string) *jnode {
+// need returns a required member, reporting it when missing.
+func (r *planReader) need(o *jnode, k, what string) *jnode {
 	n := field(o, k)
 	if n == nil {
-		r.fail(at.off, at.path, "missing %q (%s)", k, what)
+		r.fail(o, "missing %q (%s)", k, what)
 	}
 	return n
 }
 
 func (r *planReader) ref(d *PlanDoc, kind, id string, n *jnode) {
-	line, col := lineCol(r.data, n.off)
+	line, col := jsonpos.Position(r.data, n.v.Start)
 	d.refs = append(d.refs, planRef{kind: kind, id: id, path: n.path, line: line, col: col})
 }
 
@@ -356,14 +190,14 @@ type laneAt struct {
 }
 
 func (r *planReader) doc(root *jnode, d *PlanDoc) {
-	o, ok := root.val.(*jobject)
-	if !ok {
-		r.fail(root.off, "$", "expected a %s document (a JSON object), got %s", PlanSchema, kindOf(root.val))
+	if root.v.Kind != jsonpos.Object {
+		r.fail(root, "expected a %s document (a JSON object), got %s", PlanSchema, root.v.Describe())
 		return
 	}
-	if s := r.need(o, root, "schema", PlanSchema); s != nil {
+	o := root
+	if s := r.need(o, "schema", PlanSchema); s != nil {
 		if v, ok := r.str(s, "the schema name"); ok && v != PlanSchema {
-			r.fail(s.off, s.path, "schema %q: expected %q (a plan written by poolsolve plan --format json)", v, PlanSchema)
+			r.fail(s, "schema %q: expected %q (a plan written by poolsolve plan --format json)", v, PlanSchema)
 		}
 	}
 	if len(r.errs) > 0 {
@@ -373,20 +207,19 @@ func (r *planReader) doc(root *jnode, d *PlanDoc) {
 		d.Fleet, _ = r.str(f, "the fleet name")
 	}
 	if f := field(o, "infeasible"); f != nil {
-		b, ok := f.val.(bool)
-		if !ok {
-			r.fail(f.off, f.path, "expected true or false, got %s", kindOf(f.val))
+		if f.v.Kind != jsonpos.Bool {
+			r.fail(f, "expected true or false, got %s", f.v.Describe())
 		}
-		d.Infeasible = b
+		d.Infeasible = f.v.Bool
 	}
-	if f := field(o, "objective"); f != nil && f.val != nil {
+	if f := field(o, "objective"); f != nil && !f.null() {
 		r.objective(f, d)
 	}
 	d.Assignment = model.Assignment{Lanes: []model.LaneChoice{}, Routes: []model.RouteChoice{}}
-	if f := field(o, "nodes"); f != nil && f.val != nil {
+	if f := field(o, "nodes"); f != nil && !f.null() {
 		r.nodes(f, d)
 	}
-	if f := field(o, "routes"); f != nil && f.val != nil {
+	if f := field(o, "routes"); f != nil && !f.null() {
 		r.routes(f, d)
 	}
 	sort.SliceStable(d.Assignment.Lanes, func(i, j int) bool {
@@ -405,15 +238,14 @@ func (r *planReader) objective(f *jnode, d *PlanDoc) {
 		return
 	}
 	if len(arr) != len(model.Objective{}) {
-		r.fail(f.off, f.path, "expected %d numbers (one per level), got %d", len(model.Objective{}), len(arr))
+		r.fail(f, "expected %d numbers (one per level), got %d", len(model.Objective{}), len(arr))
 		return
 	}
 	var obj model.Objective
 	for i, n := range arr {
-		num, ok := n.val.(json.Number)
-		v, err := num.Int64()
-		if !ok || err != nil {
-			r.fail(n.off, n.path, "expected a whole number, got %s", kindOf(n.val))
+		v, err := strconv.ParseInt(n.v.Text, 10, 64)
+		if n.v.Kind != jsonpos.Number || err != nil {
+			r.fail(n, "expected a whole number, got %s", n.v.Describe())
 			return
 		}
 		obj[i] = v
@@ -428,7 +260,7 @@ func (r *planReader) nodes(f *jnode, d *PlanDoc) {
 		if no == nil {
 			continue
 		}
-		idn := r.need(no, nn, "id", "the node id")
+		idn := r.need(no, "id", "the node id")
 		if idn == nil {
 			continue
 		}
@@ -438,7 +270,7 @@ func (r *planReader) nodes(f *jnode, d *PlanDoc) {
 		}
 		r.ref(d, "node", id, idn)
 		ln := field(no, "lanes")
-		if ln == nil || ln.val == nil {
+		if ln == nil || ln.null() {
 			continue
 		}
 		for _, l := range r.array(ln, "the node's lanes") {
@@ -452,8 +284,8 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 	if lo == nil {
 		return
 	}
-	vn := r.need(lo, l, "variant", "the lane's variant")
-	rn := r.need(lo, l, "residency", "always, preferred or auto")
+	vn := r.need(lo, "variant", "the lane's variant")
+	rn := r.need(lo, "residency", "always, preferred or auto")
 	if vn == nil || rn == nil {
 		return
 	}
@@ -464,7 +296,7 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 	}
 	r.ref(d, "variant", variant, vn)
 	nodes := []string{node}
-	if w := field(lo, "with"); w != nil && w.val != nil {
+	if w := field(lo, "with"); w != nil && !w.null() {
 		for _, o := range r.array(w, "the lane's other nodes") {
 			if s, ok := r.str(o, "a node id"); ok {
 				r.ref(d, "node", s, o)
@@ -477,7 +309,7 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 	key := variant + "\x00" + strings.Join(nodes, "\x00")
 	if first, seen := lanes[key]; seen {
 		if got := d.Assignment.Lanes[first.idx].Residency; got != model.Residency(res) {
-			r.fail(rn.off, rn.path, "residency %q, but %s lists the same lane as %q", res, first.path, string(got))
+			r.fail(rn, "residency %q, but %s lists the same lane as %q", res, first.path, string(got))
 		}
 		return
 	}
@@ -491,7 +323,7 @@ func (r *planReader) routes(f *jnode, d *PlanDoc) {
 		if ro == nil {
 			continue
 		}
-		sn := r.need(ro, rn, "source", "an alias id or model:<id>")
+		sn := r.need(ro, "source", "an alias id or model:<id>")
 		if sn == nil {
 			continue
 		}
@@ -501,12 +333,12 @@ func (r *planReader) routes(f *jnode, d *PlanDoc) {
 		}
 		r.ref(d, "source", src, sn)
 		rc := model.RouteChoice{Source: src}
-		if m := field(ro, "model"); m != nil && m.val != nil {
+		if m := field(ro, "model"); m != nil && !m.null() {
 			if rc.Model, ok = r.str(m, "the served model"); ok && rc.Model != "" {
 				r.ref(d, "model", rc.Model, m)
 			}
 		}
-		if v := field(ro, "variant"); v != nil && v.val != nil {
+		if v := field(ro, "variant"); v != nil && !v.null() {
 			if rc.Variant, ok = r.str(v, "the serving lane's variant"); ok && rc.Variant != "" {
 				r.ref(d, "variant", rc.Variant, v)
 			}

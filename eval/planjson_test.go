@@ -111,8 +111,8 @@ func TestReadPlanNamesFileLineAndPathOfBadInput(t *testing.T) {
 	}{
 		{"an empty file", "  \n", []string{"plan.json", "empty file"}},
 		{"a truncated document names where it broke off", asWritten[:700], []string{"plan.json:14:49", "$.nodes[2].lanes[0]", "truncated"}},
-		{"not JSON at all", "schema: plan\n", []string{"plan.json:1:1", "not valid JSON"}},
-		{"a JSON syntax error mid-way", `{"schema": "poolsolve.plan/v1", "nodes": [}`, []string{"plan.json:1:", "$.nodes", "not valid JSON"}},
+		{"not JSON at all", "schema: plan\n", []string{"plan.json:1:1", "invalid character 's'"}},
+		{"a JSON syntax error mid-way", `{"schema": "poolsolve.plan/v1", "nodes": [}`, []string{"plan.json:1:43", "$.nodes", "invalid character '}'"}},
 		{"a document that is not an object", `[1, 2]`, []string{"$:", "got an array"}},
 		{"another schema", `{"schema": "poolsolve.fleet/v1"}`, []string{"$.schema", `"poolsolve.fleet/v1"`, "poolsolve.plan/v1"}},
 		{"no schema", `{"nodes": []}`, []string{`missing "schema"`}},
@@ -126,12 +126,12 @@ func TestReadPlanNamesFileLineAndPathOfBadInput(t *testing.T) {
 			[]string{"$.nodes[1].lanes[0].residency", `"auto"`, "$.nodes[0].lanes[0]"}},
 		{"an objective of three levels", `{"schema": "poolsolve.plan/v1", "objective": [0, 1, 2]}`, []string{"$.objective", "expected 4 numbers"}},
 		{"a fractional objective", `{"schema": "poolsolve.plan/v1", "objective": [0, 1, 2, 3.5]}`, []string{"$.objective[3]", "whole number"}},
-		{"data after the document", `{"schema": "poolsolve.plan/v1"} {}`, []string{"more data after"}},
+		{"data after the document", `{"schema": "poolsolve.plan/v1"} {}`, []string{"plan.json:1:33", "unexpected data after"}},
 		{"a route without source", `{"schema": "poolsolve.plan/v1", "routes": [{"model": "big"}]}`, []string{"$.routes[0]", `missing "source"`}},
 		{"a node listed under one key twice", "{\"schema\": \"poolsolve.plan/v1\",\n \"nodes\": [{\"id\": \"a\", \"lanes\": [], \"id\": \"b\"}]}",
 			[]string{"plan.json:2:37", `$.nodes[0].id`, `duplicate key "id" (first at line 2, column 13)`}},
 		{"a repeated odd key is bracketed", `{"schema": "poolsolve.plan/v1", "x y": 1, "x y": 2}`, []string{`$["x y"]: duplicate key`}},
-		{"nesting beyond reason", `{"schema": "poolsolve.plan/v1", "x": ` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`, []string{"nested too deeply"}},
+		{"nesting beyond reason", `{"schema": "poolsolve.plan/v1", "x": ` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`, []string{"nesting deeper than"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

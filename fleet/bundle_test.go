@@ -409,7 +409,7 @@ func TestParseBundleErrorsNameFilePathAndExpectation(t *testing.T) {
 	}{
 		{"a truncated bundle names the end of the file",
 			spark[:2000],
-			fmt.Sprintf("f.json:%d:%d: unexpected end of JSON input (is the file truncated?)",
+			fmt.Sprintf("f.json:%d:%d: $.config.cluster.discovery.links[1]: unexpected end of JSON input (is the file truncated?)",
 				1+bytes.Count(spark[:2000], []byte("\n")), 2000-bytes.LastIndexByte(spark[:2000], '\n'))},
 		{"an empty file is not a bundle",
 			[]byte(""),

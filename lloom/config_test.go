@@ -439,7 +439,7 @@ func TestParseConfigErrorsNameFilePathAndPosition(t *testing.T) {
 		{
 			name: "a syntax error reports line and column",
 			doc:  "{\n  \"runtimes\": {\n    \"qwen\": {\"memoryGb\": 4,}\n  }\n}",
-			want: `config.json:3:28: invalid character '}' looking for beginning of object key string`,
+			want: `config.json:3:28: $.runtimes.qwen: invalid character '}' looking for beginning of object key string`,
 		},
 		{
 			name: "a key given twice names both places and the path",
@@ -449,7 +449,7 @@ func TestParseConfigErrorsNameFilePathAndPosition(t *testing.T) {
 		{
 			name: "a truncated file reports its end",
 			doc:  "{\n  \"models\": [",
-			want: `config.json:2:14: unexpected end of JSON input`,
+			want: `config.json:2:14: $.models: unexpected end of JSON input`,
 		},
 		{
 			name: "an empty file is an error",

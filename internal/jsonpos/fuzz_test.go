@@ -36,6 +36,9 @@ func FuzzParse(f *testing.F) {
 			if !errors.As(e, &se) {
 				t.Fatalf("error %v is %T, want *SyntaxError", e, e)
 			}
+			if se.Path != "" && !strings.HasPrefix(se.Path, Root) {
+				t.Fatalf("error %+v has a path that is not one", se)
+			}
 			if se.Offset < 0 || se.Offset > len(data) || se.Msg == "" {
 				t.Fatalf("error %+v is outside the %d bytes or has no message", se, len(data))
 			}

@@ -72,7 +72,7 @@ type Options struct {
 type SyntaxError struct {
 	Offset    int
 	Line, Col int
-	Path      string // the member's JSON path, for a duplicate key
+	Path      string // the duplicate member's, or the value's the document broke off in; "" at the top level
 	Msg       string
 }
 
@@ -113,16 +113,16 @@ func parseTokens(data []byte, opts Options) (*Value, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	p := &parser{dec: dec, data: data, opts: opts}
-	v, err := p.value(0)
+	v, err := p.value(0, Root)
 	if err != nil {
 		return nil, err
 	}
 	prev := int(dec.InputOffset())
 	if _, err := dec.Token(); err != io.EOF {
 		if err != nil {
-			return nil, p.syntaxError(err)
+			return nil, p.syntaxError(err, "")
 		}
-		return nil, p.errorAt(skipSpace(data, prev), "unexpected data after the top-level value")
+		return nil, p.errorAt(skipSpace(data, prev), "", "unexpected data after the top-level value")
 	}
 	if err := Duplicates(data); err != nil {
 		return nil, err
@@ -136,14 +136,17 @@ type parser struct {
 	opts Options
 }
 
-func (p *parser) value(depth int) (*Value, error) {
+// value reads the value at path. An error names the path of the value
+// or container the document broke off in, as the duplicate-key check
+// does, so a truncated file says where it ends.
+func (p *parser) value(depth int, path string) (*Value, error) {
 	prev := int(p.dec.InputOffset())
 	tok, err := p.dec.Token()
 	if err != nil {
 		if err == io.EOF && depth == 0 {
-			return nil, p.errorAt(len(p.data), p.opts.Empty)
+			return nil, p.errorAt(len(p.data), "", p.opts.Empty)
 		}
-		return nil, p.syntaxError(err)
+		return nil, p.syntaxError(err, path)
 	}
 	v := &Value{Start: skipSpace(p.data, prev)}
 	switch t := tok.(type) {
@@ -157,7 +160,7 @@ func (p *parser) value(depth int) (*Value, error) {
 		v.Kind, v.Text = String, t
 	case json.Delim:
 		if depth >= MaxDepth {
-			return nil, p.errorAt(v.Start, fmt.Sprintf("nesting deeper than %d levels", MaxDepth))
+			return nil, p.errorAt(v.Start, "", fmt.Sprintf("nesting deeper than %d levels", MaxDepth)) // a path as deep says nothing
 		}
 		switch t {
 		case '{':
@@ -165,13 +168,13 @@ func (p *parser) value(depth int) (*Value, error) {
 			for p.dec.More() {
 				kt, err := p.dec.Token()
 				if err != nil {
-					return nil, p.syntaxError(err)
+					return nil, p.syntaxError(err, path)
 				}
 				k, ok := kt.(string)
 				if !ok {
-					return nil, p.errorAt(int(p.dec.InputOffset()), "expected an object key")
+					return nil, p.errorAt(int(p.dec.InputOffset()), path, "expected an object key")
 				}
-				mv, err := p.value(depth + 1)
+				mv, err := p.value(depth+1, Field(path, k))
 				if err != nil {
 					return nil, err
 				}
@@ -180,51 +183,54 @@ func (p *parser) value(depth int) (*Value, error) {
 		case '[':
 			v.Kind = Array
 			for p.dec.More() {
-				ev, err := p.value(depth + 1)
+				ev, err := p.value(depth+1, Index(path, len(v.Elems)))
 				if err != nil {
 					return nil, err
 				}
 				v.Elems = append(v.Elems, ev)
 			}
 		default:
-			return nil, p.errorAt(v.Start, fmt.Sprintf("unexpected %q", rune(t)))
+			return nil, p.errorAt(v.Start, path, fmt.Sprintf("unexpected %q", rune(t)))
 		}
 		// The closing delimiter.
 		if _, err := p.dec.Token(); err != nil {
-			return nil, p.syntaxError(err)
+			return nil, p.syntaxError(err, path)
 		}
 	}
 	v.End = int(p.dec.InputOffset())
 	return v, nil
 }
 
-func (p *parser) syntaxError(err error) error {
+func (p *parser) syntaxError(err error, path string) error {
 	var se *json.SyntaxError
 	if !p.opts.DecoderOffsets {
 		if uerr := json.Unmarshal(p.data, new(any)); errors.As(uerr, &se) {
 			if se.Error() == "unexpected end of JSON input" {
-				return p.errorAt(len(p.data), p.opts.Truncated)
+				return p.errorAt(len(p.data), path, p.opts.Truncated)
 			}
-			return p.errorAt(int(se.Offset)-1, se.Error())
+			return p.errorAt(int(se.Offset)-1, path, se.Error())
 		}
 	}
 	switch {
 	case err == io.EOF || errors.Is(err, io.ErrUnexpectedEOF):
-		return p.errorAt(len(p.data), p.opts.Truncated)
+		return p.errorAt(len(p.data), path, p.opts.Truncated)
 	case errors.As(err, &se):
 		off := int(se.Offset)
 		if p.opts.DecoderOffsets {
 			off--
 		}
-		return p.errorAt(off, se.Error())
+		return p.errorAt(off, path, se.Error())
 	}
-	return p.errorAt(len(p.data), err.Error())
+	return p.errorAt(len(p.data), path, err.Error())
 }
 
-func (p *parser) errorAt(off int, msg string) error {
+func (p *parser) errorAt(off int, path, msg string) error {
 	off = max(0, min(off, len(p.data)))
+	if path == Root {
+		path = "" // the top level needs no path
+	}
 	line, col := Position(p.data, off)
-	return &SyntaxError{Offset: off, Line: line, Col: col, Msg: msg}
+	return &SyntaxError{Offset: off, Line: line, Col: col, Path: path, Msg: msg}
 }
 
 // Position turns a byte offset in data into a 1-based line and column,
