@@ -126,6 +126,9 @@ func writeFile(t *testing.T, dir, name string, in *export.Instance, f export.For
 // poolsolve's values), and its answer is a valid plan with poolsolve's
 // vector on the levels fixed and minimised.
 func TestExternalSolversAgreeLevelByLevel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the external solvers take about 40 s; CI runs them")
+	}
 	for _, inst := range instances(t) {
 		t.Run(inst.name, func(t *testing.T) {
 			res := solve(t, inst)

@@ -347,3 +347,11 @@ func TestSettledLevelsTakeTheIncumbentsValues(t *testing.T) {
 		})
 	}
 }
+
+// shortOr is n, or the smaller count under go test -short.
+func shortOr(n, short uint64) uint64 {
+	if testing.Short() {
+		return short
+	}
+	return n
+}
