@@ -14,7 +14,7 @@ import (
 // the model, solver-notes §1.3). Every source gets a route; an uncovered
 // one has an empty Model.
 func (e *Encoding) Decode() model.Assignment {
-	return e.decode(e.S.Value)
+	return e.decode(e.sat.Value)
 }
 
 // DecodeWith reads the plan out of any model of the CNF, such as an

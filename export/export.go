@@ -393,16 +393,7 @@ const (
 // Feasibility asks gini whether the exported hard constraints, with every
 // pin, cordon and level bound fixed, admit a solution within limit.
 func (in *Instance) Feasibility(limit time.Duration) Verdict {
-	e := in.Enc
-	for _, a := range e.Assumptions {
-		e.S.Assume(a.Lit)
-	}
-	for _, u := range in.units {
-		e.S.Assume(u)
-	}
-	// Only Try: a plain Solve after an expired Try returns at once
-	// (solver-notes §1.3).
-	switch e.S.Try(max(limit, time.Millisecond)) {
+	switch in.Enc.TryUnder(max(limit, time.Millisecond), in.Enc.AssumptionLits(), in.units) {
 	case 1:
 		return Feasible
 	case -1:
