@@ -134,9 +134,6 @@ func New(p *model.Pool, opts Options) (*Instance, error) {
 	return in, nil
 }
 
-// Options returns the options the instance was made with, fixes sorted.
-func (in *Instance) Options() Options { return in.opts }
-
 // Weights are the flattening weights, level 1 first (zero unless
 // flattened): W4 = 1 and W(i) = W(i+1) * (span(i+1) + 1), where a level's
 // span is the sum of its coefficients' magnitudes. Any gain at level i
