@@ -215,7 +215,7 @@ func statusError(code int, body []byte, id, keyEnv string) error {
 	if _, err := lloom.ParseNodeStatus(body, id); err != nil {
 		var g *lloom.GatewayError
 		if errors.As(err, &g) && g.Message != "" {
-			detail = ": " + clip(safehttp.ScrubURLs(g.Message))
+			detail = ": " + clip(lloom.RedactText(g.Message))
 		}
 	}
 	switch code {

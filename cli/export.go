@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -104,28 +105,7 @@ func parseFixes(vals []string) ([]export.Fix, error) {
 }
 
 func runExport(c *cli.Context) error {
-	if !c.IsSet("format") {
-		return badInput("--format is required: opb, lp, wcnf, cnf or json")
-	}
-	format, err := export.ParseFormat(c.String("format"))
-	if err != nil {
-		return badInput("--format %q: expected opb, lp, wcnf, cnf or json", c.String("format"))
-	}
-	level, flatten := c.Int("level"), c.Bool("flatten")
-	switch {
-	case c.IsSet("level") && (level < 1 || level > 4):
-		return badInput("--level %d: levels are 1 to 4", level)
-	case c.IsSet("level") && flatten:
-		return badInput("--level and --flatten exclude each other")
-	case format == export.CNF && (c.IsSet("level") || flatten):
-		return badInput("--format cnf has no objective; bound levels with --fix instead")
-	case c.IsSet("time-limit") && c.Duration("time-limit") <= 0:
-		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
-	}
-	if !c.IsSet("level") && !flatten && (format == export.OPB || format == export.LP || format == export.WCNF) {
-		flatten = true
-	}
-	fixes, err := parseFixes(c.StringSlice("fix"))
+	req, err := exportFlags(c)
 	if err != nil {
 		return err
 	}
@@ -134,79 +114,142 @@ func runExport(c *cli.Context) error {
 		return err
 	}
 	sopts := solverOptions(c, in, "exact")
-	stderr := c.App.ErrWriter
+	res, err := fixEarlierLevels(c, cat.Pool, sopts, &req)
+	if err != nil {
+		return err
+	}
+	inst, err := writeExport(c, cat.Pool, req)
+	if err != nil {
+		return err
+	}
+	if res != nil && res.Infeasible {
+		for _, e := range res.Explanations {
+			fmt.Fprintf(c.App.ErrWriter, "  %s: %s\n", e.Subject, e.Reason)
+		}
+		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: the pins and cordons admit no plan (the file is still a valid instance)")}
+	}
+	return exportFeasibility(c, cat.Pool, inst, sopts.TimeLimit, len(req.fixes) > 0)
+}
 
-	// Earlier levels that --fix leaves open come from poolsolve's solve.
+// exportRequest is what export's flags ask for.
+type exportRequest struct {
+	format  export.Format
+	level   int
+	flatten bool
+	fixes   []export.Fix
+}
+
+// exportFlags checks export's flags against each other; flatten is the
+// default for the formats with an objective.
+func exportFlags(c *cli.Context) (exportRequest, error) {
+	if !c.IsSet("format") {
+		return exportRequest{}, badInput("--format is required: opb, lp, wcnf, cnf or json")
+	}
+	format, err := export.ParseFormat(c.String("format"))
+	if err != nil {
+		return exportRequest{}, badInput("--format %q: expected opb, lp, wcnf, cnf or json", c.String("format"))
+	}
+	level, flatten := c.Int("level"), c.Bool("flatten")
+	switch {
+	case c.IsSet("level") && (level < 1 || level > 4):
+		return exportRequest{}, badInput("--level %d: levels are 1 to 4", level)
+	case c.IsSet("level") && flatten:
+		return exportRequest{}, badInput("--level and --flatten exclude each other")
+	case format == export.CNF && (c.IsSet("level") || flatten):
+		return exportRequest{}, badInput("--format cnf has no objective; bound levels with --fix instead")
+	case c.IsSet("time-limit") && c.Duration("time-limit") <= 0:
+		return exportRequest{}, badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	if !c.IsSet("level") && !flatten && (format == export.OPB || format == export.LP || format == export.WCNF) {
+		flatten = true
+	}
+	fixes, err := parseFixes(c.StringSlice("fix"))
+	if err != nil {
+		return exportRequest{}, err
+	}
+	return exportRequest{format: format, level: level, flatten: flatten, fixes: fixes}, nil
+}
+
+// fixEarlierLevels bounds the levels before req.level that --fix leaves
+// open at poolsolve's own values, solving once if any is open, and says
+// on stderr whether each was proved. The result is nil when nothing was
+// solved.
+func fixEarlierLevels(c *cli.Context, p *model.Pool, sopts solver.Options, req *exportRequest) (*solver.Result, error) {
 	var res *solver.Result
+	var err error
 	given := map[int]bool{}
-	for _, f := range fixes {
+	for _, f := range req.fixes {
 		given[f.Level] = true
 	}
-	for l := 1; l < level; l++ {
+	for l := 1; l < req.level; l++ {
 		if given[l] {
 			continue
 		}
 		if res == nil {
-			if res, err = solver.Solve(context.Background(), cat.Pool, sopts); err != nil {
-				return errorf("solve: %v", err)
+			if res, err = solver.Solve(context.Background(), p, sopts); err != nil {
+				return nil, errorf("solve: %v", err)
 			}
 		}
 		if res.Infeasible {
 			break
 		}
 		lv := res.Levels[l-1]
-		fixes = append(fixes, export.Fix{Level: l, AtMost: lv.Value})
+		req.fixes = append(req.fixes, export.Fix{Level: l, AtMost: lv.Value})
 		proved := "proved optimal"
 		if lv.Status != solver.Optimal {
 			proved = fmt.Sprintf("%s, not proved optimal (lower bound %d): the file's optimum may beat poolsolve's", lv.Status, lv.LowerBound)
 		}
-		fmt.Fprintf(stderr, "level %d (%s) bounded at %d, poolsolve's value, %s\n", l, model.LevelNames[l-1], lv.Value, proved)
+		fmt.Fprintf(c.App.ErrWriter, "level %d (%s) bounded at %d, poolsolve's value, %s\n", l, model.LevelNames[l-1], lv.Value, proved)
 	}
+	return res, nil
+}
 
-	opts := export.Options{Level: level, Flatten: flatten, Fixes: fixes, Source: fleetName(c)}
-	inst, err := export.New(cat.Pool, opts)
+// writeExport writes the instance to --output (atomically) or stdout,
+// and its size to stderr.
+func writeExport(c *cli.Context, p *model.Pool, req exportRequest) (*export.Instance, error) {
+	opts := export.Options{Level: req.level, Flatten: req.flatten, Fixes: req.fixes, Source: fleetName(c)}
+	inst, err := export.New(p, opts)
 	if err != nil {
-		return badInput("%v", err)
+		return nil, badInput("%v", err)
 	}
 	var buf bytes.Buffer
-	if err := inst.Write(&buf, format); err != nil {
-		return badInput("%v", err)
+	if err := inst.Write(&buf, req.format); err != nil {
+		return nil, badInput("%v", err)
 	}
 	out := c.String("output")
 	if out != "" && out != "-" {
 		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
-			return errorf("write %s: %v", out, err)
+			return nil, errorf("write %s: %v", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return errorf("write: %v", err)
+		return nil, errorf("write: %v", err)
 	}
 	name := out
 	if name == "" || name == "-" {
 		name = "stdout"
 	}
 	sz := inst.Size()
-	fmt.Fprintf(stderr, "wrote %s (%s): %d variables and %d rows in the linear model, %d variables and %d clauses on the CNF side; objective: %s\n",
-		name, format, sz.LinearVars, sz.Rows, sz.CNFVars, sz.Clauses, inst.ObjectiveText())
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s (%s): %d variables and %d rows in the linear model, %d variables and %d clauses on the CNF side; objective: %s\n",
+		name, req.format, sz.LinearVars, sz.Rows, sz.CNFVars, sz.Clauses, inst.ObjectiveText())
+	return inst, nil
+}
 
-	if res != nil && res.Infeasible {
-		for _, e := range res.Explanations {
-			fmt.Fprintf(stderr, "  %s: %s\n", e.Subject, e.Reason)
-		}
-		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: the pins and cordons admit no plan (the file is still a valid instance)")}
-	}
-	limit := sopts.TimeLimit
+// exportFeasibility checks the written instance within limit: infeasible
+// is exit 3, saying whether the --fix bounds are to blame; undecided is
+// only a note on stderr.
+func exportFeasibility(c *cli.Context, p *model.Pool, inst *export.Instance, limit time.Duration, fixed bool) error {
 	switch inst.Feasibility(limit) {
 	case export.Infeasible:
 		why := "the pins and cordons admit no plan"
-		if len(fixes) > 0 {
-			hard, err := export.New(cat.Pool, export.Options{})
+		if fixed {
+			hard, err := export.New(p, export.Options{})
 			if err == nil && hard.Feasibility(limit) == export.Feasible {
 				why = "the --fix bounds admit no plan (without them the pool has one)"
 			}
 		}
 		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: %s (the file is still a valid instance)", why)}
 	case export.Unknown:
-		fmt.Fprintf(stderr, "feasibility not decided within %s\n", limit)
+		fmt.Fprintf(c.App.ErrWriter, "feasibility not decided within %s\n", limit)
 	}
 	return nil
 }

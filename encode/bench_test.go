@@ -18,7 +18,7 @@ func BenchmarkEncode(b *testing.B) {
 			for b.Loop() {
 				e, _ = New(p, Options{})
 			}
-			b.ReportMetric(float64(e.S.MaxVar()), "vars")
+			b.ReportMetric(float64(e.MaxVar()), "vars")
 			b.ReportMetric(float64(e.Log.Len()), "clauses")
 			b.ReportMetric(float64(len(e.Linear.Rows)), "rows")
 		})

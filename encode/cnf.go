@@ -118,7 +118,8 @@ func (l *ClauseLog) tag(name string) uint16 {
 // them. Every variable comes from gini's own allocator so that activation
 // literals, which gini hands out itself, never collide with ours.
 type cnf struct {
-	S    *gini.Gini
+	// sat is the solver; callers reach it through sat.go's methods.
+	sat  *gini.Gini
 	Vars []VarInfo
 	Log  ClauseLog
 	T    z.Lit // constant true
@@ -182,7 +183,7 @@ var errDeadline = errors.New("encode: deadline")
 const stopEvery = 4096
 
 func newCNF() *cnf {
-	c := &cnf{S: gini.New(), Vars: []VarInfo{{}}, guard: -1}
+	c := &cnf{sat: gini.New(), Vars: []VarInfo{{}}, guard: -1}
 	c.T = c.newVar("true", MeanConst)
 	c.family("const")
 	c.clause(c.T)
@@ -193,7 +194,7 @@ func newCNF() *cnf {
 func (c *cnf) F() z.Lit { return c.T.Not() }
 
 func (c *cnf) newVar(name string, m Meaning) z.Lit {
-	l := c.S.Lit()
+	l := c.sat.Lit()
 	if l.Var()%stopEvery == 0 && !c.stop.IsZero() && time.Now().After(c.stop) {
 		panic(errDeadline)
 	}
@@ -246,9 +247,9 @@ func (c *cnf) clause(ms ...z.Lit) {
 		return
 	}
 	for _, m := range buf {
-		c.S.Add(m)
+		c.sat.Add(m)
 	}
-	c.S.Add(z.LitNull)
+	c.sat.Add(z.LitNull)
 }
 
 // addGuarded adds a clause under the open guard. gini panics when an
@@ -262,10 +263,10 @@ func (c *cnf) addGuarded(ms []z.Lit) {
 	}
 	n := 0
 	for _, m := range ms {
-		if c.S.Value(m) {
+		if c.sat.Value(m) {
 			return // true at level 0
 		}
-		if !c.S.Value(m.Not()) {
+		if !c.sat.Value(m.Not()) {
 			n++
 		}
 	}
@@ -273,21 +274,21 @@ func (c *cnf) addGuarded(ms []z.Lit) {
 		// The bound is impossible under level-0 facts: make the guard
 		// false for good; assuming it then fails at once.
 		g.Dead = true
-		c.S.Add(g.Lit.Not())
-		c.S.Add(z.LitNull)
+		c.sat.Add(g.Lit.Not())
+		c.sat.Add(z.LitNull)
 		return
 	}
 	for _, m := range ms {
-		if !c.S.Value(m.Not()) {
-			c.S.Add(m)
+		if !c.sat.Value(m.Not()) {
+			c.sat.Add(m)
 		}
 	}
-	c.S.ActivateWith(g.Lit)
+	c.sat.ActivateWith(g.Lit)
 }
 
 // openGuard starts a group of clauses that one activation literal guards.
 func (c *cnf) openGuard(name string) int {
-	l := c.S.ActivationLit()
+	l := c.sat.ActivationLit()
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: MeanActivation})
 	c.Log.Guards = append(c.Log.Guards, Guard{Lit: l, Name: name})
 	c.guard = int32(len(c.Log.Guards) - 1)
@@ -307,7 +308,7 @@ func (c *cnf) retireGuard(i int) {
 	if g.Dead {
 		return // its literal is false at level 0 and must not be recycled
 	}
-	c.S.Deactivate(g.Lit)
+	c.sat.Deactivate(g.Lit)
 	c.setInfo(g.Lit.Var(), VarInfo{Name: g.Name + " (retired)", Meaning: MeanUnused})
 }
 

@@ -14,7 +14,7 @@ import (
 // the model, solver-notes §1.3). Every source gets a route; an uncovered
 // one has an empty Model.
 func (e *Encoding) Decode() model.Assignment {
-	return e.decode(e.S.Value)
+	return e.decode(e.sat.Value)
 }
 
 // DecodeWith reads the plan out of any model of the CNF, such as an
@@ -75,30 +75,49 @@ func (e *Encoding) decode(val func(z.Lit) bool) model.Assignment {
 // view of the plan's objective (Objective).
 func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
 	vals := make([]bool, len(e.Vars))
-	set := func(m z.Lit, b bool) {
-		if int(m.Var()) < len(vals) && !e.isConst(m) {
-			vals[m.Var()] = b == m.IsPos()
+	vals[e.T.Var()] = true
+	for _, as := range e.Assumptions {
+		e.setValue(vals, as.Lit, true)
+	}
+	for _, g := range e.Log.Guards {
+		if !g.Retired && !g.Dead {
+			e.setValue(vals, g.Lit, true)
 		}
 	}
-	vals[e.T.Var()] = true
-	val := func(m z.Lit) bool {
+	if err := e.laneValues(vals, a.Lanes); err != nil {
+		return nil, err
+	}
+	if err := e.routeValues(vals, a.Routes); err != nil {
+		return nil, err
+	}
+	e.derivedValues(vals)
+	return vals, nil
+}
+
+// setValue gives m the value b in vals; constants, and variables past
+// vals (allocated after it), are left alone.
+func (e *Encoding) setValue(vals []bool, m z.Lit, b bool) {
+	if int(m.Var()) < len(vals) && !e.isConst(m) {
+		vals[m.Var()] = b == m.IsPos()
+	}
+}
+
+// valueIn reads literals in vals; a variable past its end is false.
+func valueIn(vals []bool) func(z.Lit) bool {
+	return func(m z.Lit) bool {
 		if int(m.Var()) >= len(vals) {
 			return false
 		}
 		return vals[m.Var()] == m.IsPos()
 	}
-	for _, as := range e.Assumptions {
-		set(as.Lit, true)
-	}
-	for _, g := range e.Log.Guards {
-		if !g.Retired && !g.Dead {
-			set(g.Lit, true)
-		}
-	}
-	for _, lc := range a.Lanes {
+}
+
+// laneValues sets each placed lane and its residency.
+func (e *Encoding) laneValues(vals []bool, lanes []model.LaneChoice) error {
+	for _, lc := range lanes {
 		vi, ok := e.Index.Variant[lc.Variant]
 		if !ok {
-			return nil, fmt.Errorf("encode: plan places unknown variant %q", lc.Variant)
+			return fmt.Errorf("encode: plan places unknown variant %q", lc.Variant)
 		}
 		nodes := slices.Clone(lc.Nodes)
 		slices.Sort(nodes)
@@ -106,26 +125,31 @@ func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
 		found := false
 		for _, li := range vl.Lanes {
 			if slices.Equal(e.Lanes[li].Nodes, nodes) {
-				set(e.Lanes[li].Lit, true)
+				e.setValue(vals, e.Lanes[li].Lit, true)
 				found = true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("encode: plan places %s on %v, which is no eligible placement", lc.Variant, lc.Nodes)
+			return fmt.Errorf("encode: plan places %s on %v, which is no eligible placement", lc.Variant, lc.Nodes)
 		}
 		ri := slices.Index(model.Residencies, lc.Residency)
 		if ri < 0 || vl.Res[ri] == e.F() {
-			return nil, fmt.Errorf("encode: plan gives %s residency %q, which it cannot have", lc.Variant, lc.Residency)
+			return fmt.Errorf("encode: plan gives %s residency %q, which it cannot have", lc.Variant, lc.Residency)
 		}
-		set(vl.Res[ri], true)
+		e.setValue(vals, vl.Res[ri], true)
 	}
-	for _, rc := range a.Routes {
+	return nil
+}
+
+// routeValues sets each covered source's route.
+func (e *Encoding) routeValues(vals []bool, routes []model.RouteChoice) error {
+	for _, rc := range routes {
 		if rc.Model == "" {
 			continue
 		}
 		si, ok := e.sourceIx[rc.Source]
 		if !ok {
-			return nil, fmt.Errorf("encode: plan routes unknown source %q", rc.Source)
+			return fmt.Errorf("encode: plan routes unknown source %q", rc.Source)
 		}
 		found := false
 		for _, r := range e.Sources[si].Routes {
@@ -133,14 +157,23 @@ func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
 				continue
 			}
 			if (r.Variant < 0 && rc.Variant == "") || (r.Variant >= 0 && e.Pool.Variants[r.Variant].ID == rc.Variant) {
-				set(r.Lit, true)
+				e.setValue(vals, r.Lit, true)
 				found = true
 			}
 		}
 		if !found {
-			return nil, fmt.Errorf("encode: plan routes %s to %s@%s, which is no route", rc.Source, rc.Model, rc.Variant)
+			return fmt.Errorf("encode: plan routes %s to %s@%s, which is no route", rc.Source, rc.Model, rc.Variant)
 		}
 	}
+	return nil
+}
+
+// derivedValues sets every derived literal from the decisions, in the
+// order they may read each other: defined terms (memory, churn,
+// violations) first, then AMO registers, totalizer outputs, diagram
+// nodes and the symmetry chains.
+func (e *Encoding) derivedValues(vals []bool) {
+	val := valueIn(vals)
 	for _, d := range e.defs {
 		if int(d.v) < len(vals) {
 			vals[d.v] = d.f(val)
@@ -178,7 +211,6 @@ func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
 	for _, s := range e.sym {
 		s.values(vals, val)
 	}
-	return vals, nil
 }
 
 // Objective is the encoding's own objective of a plan: the linear mirror's

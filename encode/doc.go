@@ -1,8 +1,11 @@
 // Package encode turns a model.Pool into CNF for the gini SAT solver, by
 // the rules of docs/objective.md: the hard constraints as clauses, the
 // four objective levels as literals and weighted groups, and bound
-// encodings ("level i <= k") built on demand. Besides package solver it is
-// the only package that imports gini.
+// encodings ("level i <= k") built on demand. It is the only package that
+// imports gini's solver: the Encoding owns it, and packages solver and
+// export reach it only through sat.go (TryUnder, Why, Value, MaxVar).
+// They, and benchmarks, import gini/z only, for the literal and variable
+// types the Encoding speaks.
 //
 // It does not search, choose bounds or decide anything: package solver
 // drives the solver. It does not check plans either: package eval does,

@@ -9,8 +9,8 @@ import (
 
 // solveUnder reports whether the solver is SAT under the assumptions.
 func solveUnder(c *cnf, ms ...z.Lit) bool {
-	c.S.Assume(ms...)
-	return c.S.Solve() == 1
+	c.sat.Assume(ms...)
+	return c.sat.Solve() == 1
 }
 
 // choose assigns the inputs of groups from a mixed-radix counter: digit 0

@@ -83,9 +83,9 @@ func assumptions(e *Encoding) []z.Lit {
 }
 
 func solveWith(e *Encoding, ms ...z.Lit) bool {
-	e.S.Assume(assumptions(e)...)
-	e.S.Assume(ms...)
-	return e.S.Solve() == 1
+	e.sat.Assume(assumptions(e)...)
+	e.sat.Assume(ms...)
+	return e.sat.Solve() == 1
 }
 
 // smallPools are pools small enough to enumerate every plan.

@@ -1,5 +1,6 @@
 // Package examples holds example fleets as fleet bundles
-// (docs/fleet-bundle.md), and embeds them for tests of any package.
+// (docs/fleet-bundle.md), and embeds them (Bundles) for benchmarks'
+// fixture suite and for tests of any package.
 //
 // Each bundle's "description" says what it holds and what the planner must
 // conclude; the planner's golden tests run on them, so their numbers
@@ -23,5 +24,6 @@
 //     read a fleet file by file; package fleet's tests keep it equal to the
 //     bundle.
 //
-// The package holds data only; package fleet reads it.
+// The package holds data and imports nothing of poolsolve's; package
+// fleet parses the bundles.
 package examples

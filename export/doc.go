@@ -17,7 +17,8 @@
 // every format. The output is deterministic: the same pool and options
 // give the same bytes.
 //
-// The package does not solve anything beyond a feasibility check on gini
-// (Feasible), does not run external solvers, and does not read their
-// output; the cross-check suite (package crosscheck) does that.
+// The package does not solve anything beyond a feasibility check
+// (Feasibility, on the encoding's own gini solver), does not run external
+// solvers, and does not read their output; the cross-check suite (package
+// crosscheck) and the bench harness (package benchmarks) do that.
 package export

@@ -134,9 +134,6 @@ func New(p *model.Pool, opts Options) (*Instance, error) {
 	return in, nil
 }
 
-// Options returns the options the instance was made with, fixes sorted.
-func (in *Instance) Options() Options { return in.opts }
-
 // Weights are the flattening weights, level 1 first (zero unless
 // flattened): W4 = 1 and W(i) = W(i+1) * (span(i+1) + 1), where a level's
 // span is the sum of its coefficients' magnitudes. Any gain at level i
@@ -393,16 +390,7 @@ const (
 // Feasibility asks gini whether the exported hard constraints, with every
 // pin, cordon and level bound fixed, admit a solution within limit.
 func (in *Instance) Feasibility(limit time.Duration) Verdict {
-	e := in.Enc
-	for _, a := range e.Assumptions {
-		e.S.Assume(a.Lit)
-	}
-	for _, u := range in.units {
-		e.S.Assume(u)
-	}
-	// Only Try: a plain Solve after an expired Try returns at once
-	// (solver-notes §1.3).
-	switch e.S.Try(max(limit, time.Millisecond)) {
+	switch in.Enc.TryUnder(max(limit, time.Millisecond), in.Enc.AssumptionLits(), in.units) {
 	case 1:
 		return Feasible
 	case -1:

@@ -409,7 +409,7 @@ func TestAssignmentDecodesWhatGiniFinds(t *testing.T) {
 		if in.Feasibility(10*time.Second) != export.Feasible {
 			continue
 		}
-		val := func(v int) bool { return in.Enc.S.Value(z.Var(v).Pos()) }
+		val := func(v int) bool { return in.Enc.Value(z.Var(v).Pos()) }
 		a := in.Assignment(val)
 		want := in.Enc.Decode()
 		if !equalAssignments(a, want) {

@@ -65,7 +65,7 @@ func (in *Instance) describe() {
 			continue
 		}
 		vi.Name = e.VarName(z.Var(v))
-		in.vars[v] = Var{Var: v, Name: vi.Name, Meaning: vi.Meaning, About: aboutByName(vi)}
+		in.vars[v] = Var{Var: v, Name: vi.Name, Meaning: vi.Meaning, About: aboutDerived(vi)}
 	}
 	at := func(m z.Lit) *Var {
 		if in.isConst(m) || m == z.LitNull || int(m.Var()) >= len(in.vars) {
@@ -218,36 +218,24 @@ func sanitize(s string, limit int) string {
 	return out
 }
 
-// aboutByName says what a derived variable stands for, read from the
-// encoder's name (kind[subject]...), for variables the encoding's tables
-// do not point at; an unexpected name is kept as it is.
-func aboutByName(vi encode.VarInfo) string {
-	_, rest, ok := strings.Cut(vi.Name, "[")
-	if !ok {
-		return vi.Name
-	}
-	subject, tail, ok := strings.Cut(rest, "]")
-	if !ok {
-		return vi.Name
-	}
+// aboutDerived says what a derived variable stands for, from the
+// structured fields the encoder sets on its info, for variables the
+// encoding's tables do not point at; others keep the encoder's name.
+func aboutDerived(vi encode.VarInfo) string {
+	nodes := strings.Join(vi.Nodes, "+")
 	switch vi.Meaning {
 	case encode.MeanLatency:
-		src, served, _ := strings.Cut(subject, "->")
-		model, lane, _ := strings.Cut(served, "@")
-		return fmt.Sprintf("%s served by %s on lane %s running %s (level-4 latency)", src, model, lane, strings.TrimPrefix(tail, "="))
+		return fmt.Sprintf("%s served by %s on lane %s running %s (level-4 latency)", vi.Source, vi.Model, vi.Variant, vi.Residency)
 	case encode.MeanStart:
-		return fmt.Sprintf("lane %s starts or moves (level-4 churn: load time and hysteresis)", subject)
+		return fmt.Sprintf("lane %s starts or moves (level-4 churn: load time and hysteresis)", vi.Variant)
 	case encode.MeanStop:
-		lane, nodes, _ := strings.Cut(subject, "@")
-		return fmt.Sprintf("lane %s stops or leaves %s, where it runs now (level-4 churn)", lane, nodes)
+		return fmt.Sprintf("lane %s stops or leaves %s, where it runs now (level-4 churn)", vi.Variant, nodes)
 	case encode.MeanChange:
-		lane, nodes, _ := strings.Cut(subject, "@")
-		return fmt.Sprintf("lane %s stays on %s with another residency than now (level-4 churn)", lane, nodes)
+		return fmt.Sprintf("lane %s stays on %s with another residency than now (level-4 churn)", vi.Variant, nodes)
 	case encode.MeanReroute:
-		return fmt.Sprintf("alias %s is served by another model than now (level-4 hysteresis)", subject)
+		return fmt.Sprintf("alias %s is served by another model than now (level-4 hysteresis)", vi.Source)
 	case encode.MeanAvailable:
-		return fmt.Sprintf("model %s has a placed lane (for route pins)", subject)
+		return fmt.Sprintf("model %s has a placed lane (for route pins)", vi.Model)
 	}
-
 	return vi.Name
 }

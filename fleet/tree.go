@@ -44,13 +44,6 @@ type treeDecoder interface {
 	decodeTree(t *tree, v any, path string)
 }
 
-func (t *tree) root() string {
-	if t.style == tomlPaths {
-		return ""
-	}
-	return "$"
-}
-
 func (t *tree) field(path, name string) string {
 	if t.style == tomlPaths {
 		k := toml.Key{name}.String()

@@ -248,7 +248,7 @@ func envelopeMessage(body []byte) string {
 	_, err := lloom.ParseNodeStatus(body, "")
 	var g *lloom.GatewayError
 	if errors.As(err, &g) {
-		return clip(safehttp.ScrubURLs(g.Message))
+		return clip(lloom.RedactText(g.Message))
 	}
 	return ""
 }

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
-	"github.com/poolsolve/poolsolve/internal/safehttp"
 	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/lloom"
 )
@@ -303,11 +302,11 @@ func insideNode(dup error, nodesAt string, nodes map[string]json.RawMessage) boo
 func parseProblem(what string, err error) error {
 	var g *lloom.GatewayError
 	if errors.As(err, &g) {
-		return fmt.Errorf("the gateway answered an error instead of its %s: %s", what, clip(safehttp.ScrubURLs(g.Message)))
+		return fmt.Errorf("the gateway answered an error instead of its %s: %s", what, clip(lloom.RedactText(g.Message)))
 	}
 	var ie *lloom.InputError
 	if errors.As(err, &ie) {
-		return fmt.Errorf("answer is not a %s: %s%s", what, clip(safehttp.ScrubURLs(ie.Msg)), pathText(ie.Path))
+		return fmt.Errorf("answer is not a %s: %s%s", what, clip(lloom.RedactText(ie.Msg)), pathText(ie.Path))
 	}
 	return fmt.Errorf("answer is not a %s", what)
 }
@@ -348,7 +347,7 @@ func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
 	st.ID = id
 	n.Status = cleanStatus(st)
 	if !st.Reachable && st.Telemetry == nil {
-		reason := clip(safehttp.ScrubURLs(string(st.Error)))
+		reason := clip(lloom.RedactText(string(st.Error)))
 		if reason == "" {
 			reason = "the gateway reports it unreachable"
 		}
@@ -358,13 +357,13 @@ func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
 	}
 	why := "gateway predates inventory"
 	if st.Error != "" {
-		why = clip(safehttp.ScrubURLs(string(st.Error)))
+		why = clip(lloom.RedactText(string(st.Error)))
 	}
 	if len(st.Inventory) > 0 {
 		inv, err := inventory.Parse(st.Inventory, id)
 		switch {
 		case err != nil:
-			why = "its inventory is unreadable: " + clip(safehttp.ScrubURLs(inputText(err)))
+			why = "its inventory is unreadable: " + clip(lloom.RedactText(inputText(err)))
 		case inv.NodeID != id:
 			why = fmt.Sprintf("its inventory describes node %q", clip(inv.NodeID))
 		default:

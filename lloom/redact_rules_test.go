@@ -80,6 +80,11 @@ func TestRedactTextKeepsIdsAndDigests(t *testing.T) {
 		"pull bob:pw@registry.local:5000/a": "pull [redacted]@registry.local:5000/a",
 		"run --hf-token=abc -p 1":           "run --hf-token=[redacted] -p 1",
 		"run\t--token  abc  -p":             "run\t--token  [redacted]  -p",
+		// Error texts from a gateway or agent, as they are quoted.
+		"no url here":                      "no url here",
+		"see https://h:8/x?k=1 now":        "see [redacted] now",
+		`"http://a" and svn+ssh://b/c`:     `"[redacted]" and [redacted]`,
+		"connect ECONNREFUSED ://10.0.0.1": "connect ECONNREFUSED [redacted]",
 	} {
 		if got := RedactText(in); got != want {
 			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)

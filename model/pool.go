@@ -266,7 +266,6 @@ type SLO struct {
 type PinSource string
 
 const (
-	PinRuntime  PinSource = "runtime"   // a runtime's node/placement
 	PinKeepWarm PinSource = "keepWarm"  // residency always
 	PinPolicy   PinSource = "pool.pins" // pool.toml / config pool.pins
 	PinFlag     PinSource = "--pin"

@@ -16,9 +16,10 @@
 // level that a change wins.
 //
 // It does not solve, check or change anything: it reads a model.Pool and a
-// solver.Result (only the Result, Level and Explanation types) and trusts
-// the result only as far as rendering needs, leaving out what the pool does
-// not know. It is a dry run by construction. It never prints endpoints or
+// solver.Result (only the Result, Level and Explanation types, copied into
+// the plan's own Level and Explanation, which are the JSON schema) and
+// trusts the result only as far as rendering needs, leaving out what the
+// pool does not know. It is a dry run by construction. It never prints endpoints or
 // keys: plans hold ids, numbers and reasons, and free text that looks like
 // a URL or an API key is blanked.
 package plan

@@ -163,7 +163,11 @@ const (
 	SLOViolated SLOStatus = "violated"
 )
 
-// Level is one objective level, as the solver reported it.
+// Level is one objective level, as the solver reported it, with the unit
+// it counts and its gap rounded. It copies solver.Level rather than
+// embedding it because it is the poolsolve.plan/v1 schema
+// (docs/plan-json.md): a field the solver adds must not reach the
+// document unreviewed.
 type Level struct {
 	Index      int    `json:"level"` // 1..4
 	Name       string `json:"name"`
@@ -229,7 +233,8 @@ type Summary struct {
 }
 
 // Explanation says why something the operator asked for or expects
-// cannot hold.
+// cannot hold: a solver.Explanation whose text has been scrubbed of URLs
+// and keys (scrub.go), in the document's own type for Level's reason.
 type Explanation struct {
 	Subject string   `json:"subject"` // alias, model:<id>, or pin label
 	Reason  string   `json:"reason"`

@@ -92,9 +92,7 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64) 
 	e.Deadline = deadline
 	x.sym = findSymmetry(e)
 	x.sym.constrain()
-	for _, a := range e.Assumptions {
-		x.ass = append(x.ass, a.Lit)
-	}
+	x.ass = e.AssumptionLits()
 	seen := map[string]bool{}
 	for _, l := range e.Lanes {
 		if len(l.Cordons) > 0 {
@@ -110,18 +108,15 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64) 
 	return x, nil
 }
 
-// try runs one bounded gini call under the standing assumptions plus ms.
-// Only Try is ever used, with the time left: a plain Solve after an
-// expired Try would inherit the stale deadline (solver-notes §1.3).
+// try runs one gini call under the standing assumptions plus ms, capped
+// by cap and by the time left.
 func (x *exact) try(cap time.Duration, ms ...z.Lit) int {
 	left := time.Until(x.deadline)
 	if err := x.run.ctx.Err(); err != nil || left <= 0 {
 		return 0
 	}
-	x.e.S.Assume(x.ass...)
-	x.e.S.Assume(ms...)
 	x.calls++
-	return x.e.S.Try(min(cap, left))
+	return x.e.TryUnder(min(cap, left), x.ass, ms)
 }
 
 // accept checks a plan with the evaluator and the encoding; it becomes the
@@ -210,9 +205,8 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 		r := 0
 		if first && time.Until(x.deadline) < firstTry && x.run.ctx.Err() == nil {
 			// Late parts still get one short look: most answer at once.
-			x.e.S.Assume(x.ass...)
 			x.calls++
-			r = x.e.S.Try(firstTry)
+			r = x.e.TryUnder(firstTry, x.ass)
 		} else {
 			r = x.try(fullTryMax)
 		}

@@ -46,16 +46,16 @@ func core(e *encode.Encoding, fixed []z.Lit, set []named, deadline time.Time) []
 		if left <= 0 {
 			return 0, nil
 		}
+		ms := make([]z.Lit, 0, len(sub))
 		for _, i := range sub {
-			e.S.Assume(set[i].lit)
+			ms = append(ms, set[i].lit)
 		}
-		e.S.Assume(fixed...)
-		r := e.S.Try(min(explainTry, left))
+		r := e.TryUnder(min(explainTry, left), ms, fixed)
 		if r != -1 {
 			return r, nil
 		}
 		var why []int
-		for _, m := range e.S.Why(nil) {
+		for _, m := range e.Why(nil) {
 			if i, ok := ix[m]; ok {
 				why = append(why, i)
 			}

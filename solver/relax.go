@@ -59,9 +59,8 @@ type relaxation struct {
 	// lo, hi are each column's bounds in {0, 1}; fixed columns are
 	// substituted out of rows and objective once presolve ends.
 	lo, hi   []int64
-	constant int64 // objective of the columns fixed before the LP
-	dead     bool  // a row holds for no point in the box
-	cuts     int
+	constant int64          // objective of the columns fixed before the LP
+	dead     bool           // a row holds for no point in the box
 	assumed  map[z.Var]bool // the assumptions, true, substituted out
 }
 

@@ -212,14 +212,14 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, err
 		}
-		tracef(r.start, "part %d encoded: %d variables", pi, x.e.S.MaxVar())
+		tracef(r.start, "part %d encoded: %d variables", pi, x.e.MaxVar())
 		start := x.start
 		if x.e.LinearMemory {
 			start = x.startLinear
 			r.tooBig = true // explanations: no whole-pool SAT checks
 		}
 		ok, err := start(part, partRep.Valid)
-		res.Stats.Vars += int(x.e.S.MaxVar())
+		res.Stats.Vars += int(x.e.MaxVar())
 		if err != nil {
 			return nil, err
 		}
@@ -408,12 +408,8 @@ func (x *exact) canonicalSAT(maxNodes int) bool {
 	if !ok {
 		return false // too large to pin down exactly at this cap
 	}
-	for _, a := range e.Assumptions {
-		e.S.Assume(a.Lit)
-	}
-	e.S.Assume(l4...)
 	x.calls++
-	if e.S.Try(time.Until(x.run.deadline)) != 1 {
+	if e.TryUnder(time.Until(x.run.deadline), e.AssumptionLits(), l4) != 1 {
 		return false
 	}
 	a := e.Decode()

@@ -624,11 +624,8 @@ func (s *replanSearch) try(cap time.Duration, ms ...z.Lit) int {
 		return 0
 	}
 	e := s.k.e
-	e.S.Assume(s.k.fixed...)
-	e.S.Assume(s.k.assumed()...)
-	e.S.Assume(ms...)
 	s.k.calls++
-	return e.S.Try(min(cap, left))
+	return e.TryUnder(min(cap, left), s.k.fixed, s.k.assumed(), ms)
 }
 
 // accept checks a plan with eval on the scenario's pool and with the

@@ -239,10 +239,8 @@ func (k *asker) try(ms []z.Lit) int {
 	if left <= 0 {
 		return 0
 	}
-	k.e.S.Assume(k.fixed...)
-	k.e.S.Assume(ms...)
 	k.calls++
-	return k.e.S.Try(min(explainTry, left))
+	return k.e.TryUnder(min(explainTry, left), k.fixed, ms)
 }
 
 // cores returns disjoint minimal conflict sets among set, under fixed:
@@ -292,7 +290,7 @@ func (k *asker) core(fixed []z.Lit, set []item) (int, []int) {
 			return r, nil
 		}
 		var why []int
-		for _, m := range k.e.S.Why(nil) {
+		for _, m := range k.e.Why(nil) {
 			// Only what sub assumed: a member's literal may also be
 			// among the fixed ones.
 			if i, ok := ix[m]; ok && slices.Contains(sub, i) {

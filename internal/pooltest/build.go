@@ -27,7 +27,6 @@ type nodeSpec struct {
 	capacityGb float64
 	deviceGb   float64
 	budgetGb   *float64
-	reserveGb  *float64
 	primary    string // unified:0 or system:0
 }
 
@@ -42,7 +41,7 @@ func New(parts ...Part) *model.Pool {
 	p := &b.pool
 	for _, ns := range b.nodes {
 		n := ns.node
-		in := model.BudgetInputs{Primary: true, ConfiguredTotalGb: ptr(ns.capacityGb), NodeBudgetGb: ns.budgetGb, NodeReserveGb: ns.reserveGb, HeadroomGb: p.Settings.HeadroomGb}
+		in := model.BudgetInputs{Primary: true, ConfiguredTotalGb: ptr(ns.capacityGb), NodeBudgetGb: ns.budgetGb, HeadroomGb: p.Settings.HeadroomGb}
 		n.Domains = append(n.Domains, model.Domain{ID: ns.primary, Kind: strings.TrimSuffix(ns.primary, ":0"), Budget: model.ComputeBudget(in)})
 		if ns.deviceGb > 0 {
 			dev := model.BudgetInputs{ConfiguredTotalGb: ptr(ns.deviceGb), HeadroomGb: p.Settings.HeadroomGb}
@@ -181,9 +180,6 @@ func Cordoned() NodeOpt { return Unavailable("cordoned") }
 // BudgetGb sets the node's memoryBudgetGb.
 func BudgetGb(gb float64) NodeOpt { return func(ns *nodeSpec) { ns.budgetGb = ptr(gb) } }
 
-// ReserveGb sets the node's reserveMemoryGb.
-func ReserveGb(gb float64) NodeOpt { return func(ns *nodeSpec) { ns.reserveGb = ptr(gb) } }
-
 // Commands lists installed commands (for recipe installability).
 func Commands(cs ...string) NodeOpt {
 	return func(ns *nodeSpec) { ns.node.Commands = append(ns.node.Commands, cs...) }
@@ -289,11 +285,6 @@ func Platforms(ps ...string) VariantOpt {
 	return func(v *model.Variant) { v.Req.Platforms = append(v.Req.Platforms, ps...) }
 }
 
-// Accelerators requires every accelerator tag.
-func Accelerators(as ...string) VariantOpt {
-	return func(v *model.Variant) { v.Req.Accelerators = append(v.Req.Accelerators, as...) }
-}
-
 // Needs sets a recipe's backend: commands it needs, or images (any one).
 func Needs(commands, images []string) VariantOpt {
 	return func(v *model.Variant) { v.Req.Commands, v.Req.Images = commands, images }
@@ -303,9 +294,6 @@ func Needs(commands, images []string) VariantOpt {
 func Weights(diskGb float64, ws ...string) VariantOpt {
 	return func(v *model.Variant) { v.Req.Weights, v.Req.DiskGb = ws, diskGb }
 }
-
-// Priority sets the variant's priority.
-func Priority(n int) VariantOpt { return func(v *model.Variant) { v.Priority = n } }
 
 // External is a cloud model; firstTokenMs 0 means "no metrics".
 func External(id string, firstTokenMs float64) Part {

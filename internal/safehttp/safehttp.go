@@ -14,8 +14,6 @@ import (
 	"strings"
 	"syscall"
 	"time"
-
-	"github.com/poolsolve/poolsolve/lloom"
 )
 
 // ErrRedirect is a redirect to another host, or too many redirects.
@@ -82,7 +80,3 @@ func Describe(err error, timeout time.Duration) error {
 	}
 	return errors.New("request failed")
 }
-
-// ScrubURLs passes an error text from the far side through lloom's
-// free-text redaction: URLs, key-shaped tokens and secret flags go.
-func ScrubURLs(s string) string { return lloom.RedactText(s) }

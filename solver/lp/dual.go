@@ -736,14 +736,6 @@ func (s *State) Duals() []float64 {
 // then n+i for row i's logical).
 func (s *State) Basic() []int { return append([]int(nil), s.head...) }
 
-// Value is variable k's value, unscaled (k >= n: row k−n's activity).
-func (s *State) Value(k int) float64 {
-	if k < s.n {
-		return s.x[k] * s.colScale[k]
-	}
-	return s.x[k] / s.rowScale[k-s.n]
-}
-
 // AtUpper reports whether nonbasic variable k sits at its upper bound.
 func (s *State) AtUpper(k int) bool {
 	return s.pos[k] < 0 && s.x[k] == s.hi[k] && s.lo[k] != s.hi[k]
@@ -751,9 +743,6 @@ func (s *State) AtUpper(k int) bool {
 
 // IsBasic reports whether variable k is basic.
 func (s *State) IsBasic(k int) bool { return s.pos[k] >= 0 }
-
-// Columns is the number of structural columns.
-func (s *State) Columns() int { return s.n }
 
 // TableauMultipliers returns ρ with Σ_i ρ_i·(a_i·x − s_i) = 0 the
 // tableau row of basis position p, on the unscaled rows: its basic
