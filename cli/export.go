@@ -147,8 +147,8 @@ func runExport(c *cli.Context) error {
 			continue
 		}
 		if res == nil {
-			if res, err = solver.Solve(context.Background(), cat.Pool, sopts); err != nil {
-				return errorf("solve: %v", err)
+			if res, err = solve(context.Background(), cat.Pool, sopts); err != nil {
+				return errorf("solve: %w", err)
 			}
 		}
 		if res.Infeasible {
@@ -166,19 +166,19 @@ func runExport(c *cli.Context) error {
 	opts := export.Options{Level: level, Flatten: flatten, Fixes: fixes, Source: fleetName(c)}
 	inst, err := export.New(cat.Pool, opts)
 	if err != nil {
-		return badInput("%v", err)
+		return badInput("%w", err)
 	}
 	var buf bytes.Buffer
 	if err := inst.Write(&buf, format); err != nil {
-		return badInput("%v", err)
+		return badInput("%w", err)
 	}
 	out := c.String("output")
 	if out != "" && out != "-" {
 		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
-			return errorf("write %s: %v", out, err)
+			return errorf("write %s: %w", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return errorf("write: %v", err)
+		return errorf("write: %w", err)
 	}
 	name := out
 	if name == "" || name == "-" {

@@ -131,14 +131,14 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 	rep := x.chk.Check(a)
 	if !rep.Valid {
 		if fromSAT {
-			return false, fmt.Errorf("%w: SAT plan invalid: %v", ErrMismatch, rep.Err())
+			return false, fmt.Errorf("%w: SAT plan invalid: %w", ErrMismatch, rep.Err())
 		}
 		return false, nil
 	}
 	own, err := x.e.Objective(a)
 	if err != nil {
 		if fromSAT {
-			return false, fmt.Errorf("%w: %v", ErrMismatch, err)
+			return false, fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
 		return false, nil // a plan naming a lane or route the encoding lacks
 	}

@@ -221,7 +221,7 @@ var errNoWorker = errors.New("solver: pseudo-boolean worker unavailable")
 func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out chan<- pbMsg) (*pbRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
+		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	cctx, cancel := context.WithDeadline(ctx, deadline)
 	cmd := exec.CommandContext(cctx, exe)
@@ -240,7 +240,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out ch
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
+		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	pr := &pbRun{id: id, cancel: cancel, done: make(chan struct{})}
 	go func() { _ = newJobWriter(in)(job) }()

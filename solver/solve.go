@@ -278,7 +278,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	res.Assignment = merge(plans)
 	final := eval.Check(p, res.Assignment)
 	if !final.Valid {
-		return nil, fmt.Errorf("%w: merged plan invalid: %v", ErrMismatch, final.Err())
+		return nil, fmt.Errorf("%w: merged plan invalid: %w", ErrMismatch, final.Err())
 	}
 	for _, lv := range partLevels {
 		for i := range lv {

@@ -638,14 +638,14 @@ func (s *replanSearch) accept(a model.Assignment, fromSAT bool) error {
 	rep := s.chk.Check(a)
 	if !rep.Valid || !s.meets(a) {
 		if fromSAT {
-			return fmt.Errorf("%w: what-if plan invalid: %v (or not what the scenario forces)", ErrMismatch, rep.Err())
+			return fmt.Errorf("%w: what-if plan invalid: %w (or not what the scenario forces)", ErrMismatch, rep.Err())
 		}
 		return nil
 	}
 	enc, err := s.k.e.Objective(a)
 	if err != nil {
 		if fromSAT {
-			return fmt.Errorf("%w: %v", ErrMismatch, err)
+			return fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
 		return nil
 	}
