@@ -87,7 +87,7 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	limit := c.Duration("explain-limit")
-	w, err := solver.NewWhatIf(cat.Pool, base, solverOptions(c, in, "exact").Seed, time.Now().Add(limit))
+	w, err := solver.NewWhatIf(cat.Pool, base, solverOptions(c, in, solver.Exact).Seed, time.Now().Add(limit))
 	if err != nil {
 		return errorf("explain: %w", err)
 	}

@@ -133,7 +133,7 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sopts := solverOptions(c, in, "exact")
+	sopts := solverOptions(c, in, solver.Exact)
 	stderr := c.App.ErrWriter
 
 	// Earlier levels that --fix leaves open come from poolsolve's solve.

@@ -99,8 +99,8 @@ func runPlan(c *cli.Context) error {
 	if format != "text" && format != "json" && format != "svg" {
 		return badInput("--format %q: expected text, json or svg", format)
 	}
-	kind := c.String("solver")
-	if kind != "exact" && kind != "greedy" {
+	kind := solver.Algorithm(c.String("solver"))
+	if kind != solver.Exact && kind != solver.Greedy {
 		return badInput("--solver %q: expected exact or greedy", kind)
 	}
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
@@ -154,7 +154,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %w", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"
@@ -217,7 +217,7 @@ func limitOf(c *cli.Context, in *fleet.Inputs) time.Duration {
 // of its errors.
 var solve = solver.Solve
 
-func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
+func solverOptions(c *cli.Context, in *fleet.Inputs, kind solver.Algorithm) solver.Options {
 	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in), Seed: fleet.DefaultPolicy().Solver.Seed}
 	if in.Policy != nil {
 		opts.Seed = in.Policy.Solver.Seed

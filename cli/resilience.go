@@ -84,7 +84,7 @@ func runResilience(c *cli.Context) error {
 		return err
 	}
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
-		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, "exact").Seed,
+		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
 		Fleet: fleetName(c), Notes: cat.Notes,
 	})
 	if err != nil {
@@ -114,7 +114,7 @@ func runResilience(c *cli.Context) error {
 // basePlan solves the pool for a what-if command: exact, within
 // --time-limit; an infeasible pool is exit 3 with the reasons.
 func basePlan(c *cli.Context, in *fleet.Inputs, p *model.Pool) (*solver.Result, error) {
-	opts := solverOptions(c, in, "exact")
+	opts := solverOptions(c, in, solver.Exact)
 	res, err := solve(context.Background(), p, opts)
 	if errors.Is(err, solver.ErrNoPlan) {
 		return nil, errorf("solve: %w within %s", err, opts.TimeLimit)

@@ -16,7 +16,7 @@
 //     kicks, not 60: it is only the first incumbent) within 5% of the
 //     time; a plan still invalid then (typically a pin) gets more rounds
 //     of Improve, up to half the time,
-//     while each round repairs something. With Options.Solver "greedy"
+//     while each round repairs something. With Options.Solver Greedy
 //     that plan is the result (levels heuristic, or optimal where the
 //     trivial bound meets them).
 //  2. Parts: the pool splits into the connected components of its

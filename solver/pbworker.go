@@ -448,7 +448,7 @@ func (w *pbLevel) capTry(c time.Duration) time.Duration {
 // model, and the end of a worker's search proves its last model's
 // value, or its cutoff + 1 when it sent none. Both are checked against
 // the incumbent: a plan below a proved value is a bug (ErrMismatch).
-func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *string) error {
+func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *BoundSource) error {
 	if w == nil {
 		return nil
 	}
@@ -504,7 +504,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 				return fmt.Errorf("%w: the PB worker proved level %d >= %d, a plan has %d", ErrMismatch, i+1, proved, x.obj[i])
 			}
 			if proved > *lb {
-				*lb, *src = proved, "pb"
+				*lb, *src = proved, BoundPB
 			}
 			*ub = x.obj[i]
 			continue

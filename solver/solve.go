@@ -122,7 +122,7 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 	if p == nil {
 		return nil, errors.New("solver: nil pool")
 	}
-	if opts.Solver != "" && opts.Solver != "exact" && opts.Solver != "greedy" {
+	if opts.Solver != "" && opts.Solver != Exact && opts.Solver != Greedy {
 		return nil, fmt.Errorf("solver: unknown solver %q (want exact or greedy)", opts.Solver)
 	}
 	limit := opts.TimeLimit
@@ -140,7 +140,7 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 	return r, nil
 }
 
-func (r *run) greedy() bool { return r.opts.Solver == "greedy" }
+func (r *run) greedy() bool { return r.opts.Solver == Greedy }
 
 // warmStart is the greedy plan improved by local search, and its report.
 func (r *run) warmStart() (model.Assignment, eval.Report) {
@@ -186,7 +186,7 @@ func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
 	res := heuristicResult(r.pool, warm, warmRep, r.deadline)
 	res.Stats.Components = 1
 	if !r.greedy() {
-		res.Stats.Solver = "exact"
+		res.Stats.Solver = Exact
 	}
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
 	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
@@ -214,12 +214,12 @@ type partSearch struct {
 func (r *run) newPartSearch(warm model.Assignment) *partSearch {
 	parts := splitComponents(r.pool)
 	s := &partSearch{r: r, warm: warm, parts: parts,
-		res:      &Result{Stats: Stats{Solver: "exact", Components: len(parts)}},
+		res:      &Result{Stats: Stats{Solver: Exact, Components: len(parts)}},
 		xs:       make([]*exact, len(parts)),
 		warmOnly: make([]*eval.Report, len(parts)),
 	}
 	if r.greedy() {
-		s.res.Stats.Solver = "greedy"
+		s.res.Stats.Solver = Greedy
 	}
 	r.objs = make([]model.Objective, len(parts))
 	for i, c := range parts {
@@ -374,7 +374,7 @@ func allProved(l Level) bool { return l.Status == Optimal }
 // heuristicResult reports a heuristic plan: nothing proved, the trivial
 // bound of each level (what no decision changes) as its lower bound.
 func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadline time.Time) *Result {
-	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: "greedy"}}
+	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: Greedy}}
 	var offs [4]int64
 	if e, err := encode.New(p, encode.Options{Deadline: deadline}); err == nil {
 		for i := range offs {
@@ -384,7 +384,7 @@ func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadlin
 	for i := range res.Levels {
 		lb := min(offs[i], rep.Objective[i])
 		res.Levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: rep.Objective[i],
-			Status: Heuristic, LowerBound: lb, BoundSource: "trivial", Gap: gap(rep.Objective[i], lb)}
+			Status: Heuristic, LowerBound: lb, BoundSource: BoundTrivial, Gap: gap(rep.Objective[i], lb)}
 		if lb >= rep.Objective[i] {
 			res.Levels[i].Status = Optimal
 		}
@@ -398,7 +398,7 @@ func warmLevels(obj model.Objective) [4]Level {
 	var out [4]Level
 	for i := range out {
 		out[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: obj[i], Status: Heuristic,
-			BoundSource: "trivial", Gap: gap(obj[i], 0)}
+			BoundSource: BoundTrivial, Gap: gap(obj[i], 0)}
 		if obj[i] <= 0 {
 			out[i].Status = Optimal
 		}
@@ -411,7 +411,7 @@ func (x *exact) heuristicLevels() {
 	for i := range x.levels {
 		lb := min(x.e.Offset(i), x.obj[i])
 		x.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: x.obj[i], Status: Heuristic,
-			LowerBound: lb, BoundSource: "trivial", Gap: gap(x.obj[i], lb)}
+			LowerBound: lb, BoundSource: BoundTrivial, Gap: gap(x.obj[i], lb)}
 		if lb >= x.obj[i] {
 			x.levels[i].Status = Optimal
 		}
@@ -507,7 +507,7 @@ func mergeLevels(parts [][4]Level) [4]Level {
 	var out [4]Level
 	for i := range out {
 		l := Level{Index: i + 1, Name: model.LevelNames[i], Status: Optimal}
-		srcs := map[string]bool{}
+		srcs := map[BoundSource]bool{}
 		heuristic := true
 		for _, pl := range parts {
 			p := pl[i]
@@ -518,7 +518,7 @@ func mergeLevels(parts [][4]Level) [4]Level {
 				l.Status = Bounded
 				heuristic = heuristic && p.Status == Heuristic
 			}
-			if p.BoundSource != "" && (p.LowerBound > 0 || p.BoundSource != "trivial") {
+			if p.BoundSource != "" && (p.LowerBound > 0 || p.BoundSource != BoundTrivial) {
 				srcs[p.BoundSource] = true
 			}
 		}
@@ -528,19 +528,25 @@ func mergeLevels(parts [][4]Level) [4]Level {
 		if l.LowerBound >= l.Value {
 			l.Status = Optimal
 		}
-		var names []string
-		for s := range srcs {
-			if s != "trivial" || len(srcs) == 1 {
-				names = append(names, s)
-			}
-		}
-		sort.Strings(names)
-		l.BoundSource = strings.Join(names, "+")
-		if l.BoundSource == "" {
-			l.BoundSource = "trivial"
-		}
+		l.BoundSource = joinSources(srcs)
 		l.Gap = gap(l.Value, l.LowerBound)
 		out[i] = l
 	}
 	return out
+}
+
+// joinSources names the merged bound: the sources other than trivial,
+// sorted and joined with "+", or trivial when there are none.
+func joinSources(srcs map[BoundSource]bool) BoundSource {
+	var names []string
+	for s := range srcs {
+		if s != BoundTrivial || len(srcs) == 1 {
+			names = append(names, string(s))
+		}
+	}
+	if len(names) == 0 {
+		return BoundTrivial
+	}
+	sort.Strings(names)
+	return BoundSource(strings.Join(names, "+"))
 }
