@@ -92,6 +92,9 @@ type Run struct {
 	Levels    [4]RunLevel     `json:"levels"`
 	// Proved is true when every level is proved optimal.
 	Proved bool `json:"proved"`
+	// Stop is why poolsolve's own solver ended (solver.Stop: proved,
+	// deadline, interrupted, infeasible, heuristic); empty for the external ones.
+	Stop string `json:"stop,omitempty"`
 	// Verified is true when the plan passed the independent evaluator
 	// with the objective the solver claimed (externals: decoded from
 	// their answer and judged).
@@ -247,6 +250,7 @@ func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 		run.Error = err.Error()
 		return run
 	}
+	run.Stop = string(res.Stop)
 	if res.Infeasible {
 		run.Error = "infeasible: the hard constraints admit no plan"
 		return run

@@ -73,6 +73,12 @@
 // models still count as plans, checked by eval), and an UNSAT first plan
 // is ErrNoPlan, not infeasibility.
 //
+// Result.Stop is the run's reason, read off the result rather than kept
+// as the search goes, so that every path reports one: infeasible, proved
+// (every level optimal, even when an interrupt came after), interrupted
+// (the context was cancelled), heuristic (the greedy solver), else
+// deadline (the limit, or a level's share of it, ran out).
+//
 // # Level 4: the cut loop, branch and cut, and the PB portfolio
 //
 // relax.go presolves level i's linear model (the encoding's mirror with

@@ -70,6 +70,25 @@ type Explanation struct {
 	Pins    []string `json:"pins,omitempty"` // the minimal set of conflicting pins/cordons
 }
 
+// Stop says why a solve ended.
+type Stop string
+
+const (
+	// StopProved: every level is optimal.
+	StopProved Stop = "proved"
+	// StopDeadline: the time limit (or the context's deadline, or a
+	// level's share of the time) ran out with a level unproved.
+	StopDeadline Stop = "deadline"
+	// StopInterrupted: the context was cancelled (plan's first Ctrl-C)
+	// with a level unproved.
+	StopInterrupted Stop = "interrupted"
+	// StopInfeasible: the hard constraints admit no plan.
+	StopInfeasible Stop = "infeasible"
+	// StopHeuristic: the greedy solver answered with its plan, which
+	// proves nothing beyond the trivial bounds.
+	StopHeuristic Stop = "heuristic"
+)
+
 // Result is what a solve returns: always a complete assignment that passed
 // the independent evaluator, unless Infeasible is set.
 type Result struct {
@@ -80,7 +99,9 @@ type Result struct {
 	// (e.g. pins that cannot hold together); Explanations then say why.
 	Infeasible   bool          `json:"infeasible,omitempty"`
 	Explanations []Explanation `json:"explanations,omitempty"`
-	Stats        Stats         `json:"stats"`
+	// Stop says why the solve ended; it is set on every Result.
+	Stop  Stop  `json:"stop"`
+	Stats Stats `json:"stats"`
 }
 
 // Stats describes the work done.

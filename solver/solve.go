@@ -83,7 +83,7 @@ func (r *run) progress(level int, inc model.Objective, bound int64) {
 // The deadline (opts.TimeLimit, default 5 s, or ctx's if earlier) is
 // always honoured: the result is then the best plan found, complete and
 // checked by the independent evaluator, with each level marked optimal,
-// bounded or heuristic.
+// bounded or heuristic, and Result.Stop saying why the search ended.
 //
 // When pins and cordons admit no plan at all, Solve returns a Result with
 // Infeasible set and a minimal set of conflicting pins per explanation.
@@ -190,6 +190,7 @@ func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
 	}
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
 	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
+	res.Stop = stopReason(r.ctx, res, r.greedy())
 	return res
 }
 
@@ -347,6 +348,7 @@ func (s *partSearch) result() (*Result, error) {
 	r, res := s.r, s.res
 	res.Stats.TimeTotal = time.Since(r.start)
 	if res.Infeasible {
+		res.Stop = stopReason(r.ctx, res, r.greedy())
 		return res, nil
 	}
 	res.Assignment = merge(s.plans)
@@ -366,6 +368,7 @@ func (s *partSearch) result() (*Result, error) {
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
 	res.Stats.TimeToFirst = r.first.Sub(r.start)
 	res.Stats.TimeTotal = time.Since(r.start)
+	res.Stop = stopReason(r.ctx, res, r.greedy())
 	return res, nil
 }
 
@@ -549,4 +552,23 @@ func joinSources(srcs map[BoundSource]bool) BoundSource {
 	}
 	sort.Strings(names)
 	return BoundSource(strings.Join(names, "+"))
+}
+
+// stopReason says why a solve that answered with res ended.
+func stopReason(ctx context.Context, res *Result, greedy bool) Stop {
+	proved := true
+	for _, l := range res.Levels {
+		proved = proved && l.Status == Optimal
+	}
+	switch {
+	case res.Infeasible:
+		return StopInfeasible
+	case proved:
+		return StopProved
+	case errors.Is(ctx.Err(), context.Canceled):
+		return StopInterrupted
+	case greedy:
+		return StopHeuristic
+	}
+	return StopDeadline
 }

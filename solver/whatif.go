@@ -236,6 +236,9 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}}
 	defer func() { w.Calls += k.calls }()
 	out := &Replan{Scenario: sc, Pool: sp, Result: &Result{Stats: Stats{Solver: Exact}}}
+	// Every answer says why the replan ended; a timed-out one has no
+	// level proved, so it reads as the deadline (or the interrupt).
+	defer func() { out.Result.Stop = stopReason(ctx, out.Result, false) }()
 
 	// What the scenario takes away or forces.
 	for _, l := range w.e.Lanes {
