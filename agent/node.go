@@ -45,13 +45,13 @@ func (h *handler) localStatus(ctx context.Context, withInventory bool, wait time
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return st, errInventoryPending
 		}
-		return st, fmt.Errorf("inventory unavailable: %v", err)
+		return st, fmt.Errorf("inventory unavailable: %w", err)
 	}
 	// The agent's id names the node, whatever the collector was told.
 	inv.NodeID = h.cfg.NodeID
 	raw, err := json.Marshal(inv)
 	if err != nil {
-		return st, fmt.Errorf("inventory unavailable: %v", err)
+		return st, fmt.Errorf("inventory unavailable: %w", err)
 	}
 	st.Inventory = raw
 	st.Profile = profileOf(inv, runtime.NumCPU())

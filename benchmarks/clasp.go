@@ -70,7 +70,7 @@ func ParseCompetition(text string) (PBAnswer, error) {
 			fs := strings.Fields(l)
 			c, err := strconv.ParseInt(fs[len(fs)-1], 10, 64)
 			if err != nil {
-				return a, fmt.Errorf("cost in %q: %v", l, err)
+				return a, fmt.Errorf("cost in %q: %w", l, err)
 			}
 			a.Cost, a.HasCost = c, true
 		case strings.HasPrefix(l, "c TIME LIMIT"), strings.HasPrefix(l, "c INTERRUPTED"):
@@ -128,11 +128,11 @@ func RunClasp(ctx context.Context, bin, file string, limit time.Duration) (PBAns
 	cmd.Stderr = &stderr
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return PBAnswer{}, fmt.Errorf("clasp: %v", err)
+		return PBAnswer{}, fmt.Errorf("clasp: %w", err)
 	}
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return PBAnswer{}, fmt.Errorf("clasp: %v", err)
+		return PBAnswer{}, fmt.Errorf("clasp: %w", err)
 	}
 	stop := time.AfterFunc(limit, func() { _ = cmd.Process.Signal(os.Interrupt) })
 	out, first := readTimed(pipe, start)
@@ -140,16 +140,16 @@ func RunClasp(ctx context.Context, bin, file string, limit time.Duration) (PBAns
 	stop.Stop()
 	took := time.Since(start)
 	if ctx.Err() != nil {
-		return PBAnswer{Took: took}, fmt.Errorf("clasp %s: killed after %s (%v)", file, took.Round(time.Millisecond), ctx.Err())
+		return PBAnswer{Took: took}, fmt.Errorf("clasp %s: killed after %s (%w)", file, took.Round(time.Millisecond), ctx.Err())
 	}
 	var ee *exec.ExitError
 	if err != nil && (!errors.As(err, &ee) || !claspExit(ee.ExitCode())) {
-		return PBAnswer{Took: took}, fmt.Errorf("clasp %s: %v: %s", file, err, lastLines(append(out, stderr.Bytes()...), 3))
+		return PBAnswer{Took: took}, fmt.Errorf("clasp %s: %w: %s", file, err, lastLines(append(out, stderr.Bytes()...), 3))
 	}
 	a, perr := ParseCompetition(string(out))
 	a.Took, a.FirstModel = took, first
 	if perr != nil {
-		return a, fmt.Errorf("clasp %s: %v", file, perr)
+		return a, fmt.Errorf("clasp %s: %w", file, perr)
 	}
 	return a, nil
 }

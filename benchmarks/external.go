@@ -115,7 +115,7 @@ func (c CBC) Solve(ctx context.Context, lpFile string, limit time.Duration) (Ans
 	out, err := cmd.CombinedOutput()
 	ans := Answer{Elapsed: time.Since(start)}
 	if err != nil && ctx.Err() == nil {
-		return ans, fmt.Errorf("cbc: %v: %s", err, lastLines(out, 3))
+		return ans, fmt.Errorf("cbc: %w: %s", err, lastLines(out, 3))
 	}
 	ans.Status = AnswerStopped
 	log := string(out)
@@ -240,7 +240,7 @@ func (h HiGHS) Install(ctx context.Context) error {
 	cmd := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--silent", "highs")
 	cmd.Dir = h.Dir
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("npm install highs in %s: %v: %s", h.Dir, err, lastLines(out, 5))
+		return fmt.Errorf("npm install highs in %s: %w: %s", h.Dir, err, lastLines(out, 5))
 	}
 	return h.Ready()
 }
@@ -282,7 +282,7 @@ func (h HiGHS) Solve(ctx context.Context, lpFile string, limit time.Duration) (A
 	out, err := cmd.Output()
 	wall := time.Since(start)
 	if err != nil && len(bytes.TrimSpace(out)) == 0 {
-		return Answer{Elapsed: wall}, fmt.Errorf("highs: %v: %s", err, lastLines(stderr.Bytes(), 3))
+		return Answer{Elapsed: wall}, fmt.Errorf("highs: %w: %s", err, lastLines(stderr.Bytes(), 3))
 	}
 	var r struct {
 		Status    string   `json:"status"`
@@ -297,7 +297,7 @@ func (h HiGHS) Solve(ctx context.Context, lpFile string, limit time.Duration) (A
 		if err == nil {
 			err = jerr
 		}
-		return Answer{Elapsed: wall}, fmt.Errorf("highs: %v", err)
+		return Answer{Elapsed: wall}, fmt.Errorf("highs: %w", err)
 	}
 	if r.Error != "" {
 		return Answer{Elapsed: wall}, fmt.Errorf("highs: %s", r.Error)
@@ -332,12 +332,12 @@ func writeInstance(inst *export.Instance, f export.Format, dir, base string) (st
 	switch f {
 	case export.LP:
 		if err := inst.WriteLP(&buf); err != nil {
-			return "", fmt.Errorf("write LP: %v", err)
+			return "", fmt.Errorf("write LP: %w", err)
 		}
 		data = compactLP(buf.Bytes(), inst)
 	case export.OPB:
 		if err := inst.WriteOPB(&buf); err != nil {
-			return "", fmt.Errorf("write OPB: %v", err)
+			return "", fmt.Errorf("write OPB: %w", err)
 		}
 		data = compactOPB(buf.Bytes())
 	default:

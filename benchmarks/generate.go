@@ -51,7 +51,7 @@ func Generate(sp Spec) ([]byte, error) {
 	g.policyFacts()
 	data, err := json.MarshalIndent(g.bundle(), "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("benchmarks: %v", err)
+		return nil, fmt.Errorf("benchmarks: %w", err)
 	}
 	return append(data, '\n'), nil
 }

@@ -42,8 +42,8 @@ func (in Instance) Pool() (*model.Pool, error) {
 
 // Solvers the harness knows, in report order.
 const (
-	SolverExact  = "exact"
-	SolverGreedy = "greedy"
+	SolverExact  = string(solver.Exact)
+	SolverGreedy = string(solver.Greedy)
 	SolverCBC    = "cbc"
 	SolverHiGHS  = "highs"
 	SolverClasp  = "clasp"
@@ -92,6 +92,9 @@ type Run struct {
 	Levels    [4]RunLevel     `json:"levels"`
 	// Proved is true when every level is proved optimal.
 	Proved bool `json:"proved"`
+	// Stop is why poolsolve's own solver ended (solver.Stop: proved,
+	// deadline, interrupted, infeasible, heuristic); empty for the external ones.
+	Stop string `json:"stop,omitempty"`
 	// Verified is true when the plan passed the independent evaluator
 	// with the objective the solver claimed (externals: decoded from
 	// their answer and judged).
@@ -225,7 +228,7 @@ func measureOne(ctx context.Context, in Instance, solvers []string, opts Options
 // the evaluator.
 func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 	run := Run{Solver: kind}
-	so := solver.Options{Solver: kind, TimeLimit: opts.TimeLimit, Seed: opts.Seed}
+	so := solver.Options{Solver: solver.Algorithm(kind), TimeLimit: opts.TimeLimit, Seed: opts.Seed}
 	var (
 		mu    sync.Mutex
 		trace []TracePoint
@@ -247,6 +250,7 @@ func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 		run.Error = err.Error()
 		return run
 	}
+	run.Stop = string(res.Stop)
 	if res.Infeasible {
 		run.Error = "infeasible: the hard constraints admit no plan"
 		return run
@@ -256,7 +260,7 @@ func runOwn(ctx context.Context, p *model.Pool, kind string, opts Options) Run {
 	run.TimeToFirst = res.Stats.TimeToFirst
 	run.Proved = true
 	for i, l := range res.Levels {
-		run.Levels[i] = RunLevel{Value: l.Value, Status: string(l.Status), LowerBound: l.LowerBound, Bound: l.BoundSource}
+		run.Levels[i] = RunLevel{Value: l.Value, Status: string(l.Status), LowerBound: l.LowerBound, Bound: string(l.BoundSource)}
 		run.Proved = run.Proved && l.Status == solver.Optimal
 	}
 	if run.Proved {

@@ -120,7 +120,7 @@ func ParseSize(text string) (Size, error) {
 		return Size{}, fmt.Errorf("size %q: variant count %q is not a number", text, v)
 	}
 	if err := checkRange(sz.Nodes, sz.Variants); err != nil {
-		return Size{}, fmt.Errorf("size %q: %v", text, err)
+		return Size{}, fmt.Errorf("size %q: %w", text, err)
 	}
 	return sz, nil
 }
@@ -168,7 +168,7 @@ func (s Size) Spec(seed uint64) Spec {
 // Validate reports the first thing wrong with the spec.
 func (sp Spec) Validate() error {
 	if err := checkRange(sp.Nodes, sp.Variants); err != nil {
-		return fmt.Errorf("benchmarks: %v", err)
+		return fmt.Errorf("benchmarks: %w", err)
 	}
 	if !contains(Mixes, sp.Mix) {
 		return fmt.Errorf("benchmarks: unknown mix %q (want %s)", sp.Mix, joinAny(Mixes))

@@ -69,7 +69,7 @@ func loadSuite(fsys fs.FS, dir string) ([]Instance, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&s); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "suite.json"), err)
+		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, "suite.json"), err)
 	}
 	if s.Schema != SuiteSchema {
 		return nil, fmt.Errorf("%s: schema %q, want %q", filepath.Join(dir, "suite.json"), s.Schema, SuiteSchema)
@@ -78,7 +78,7 @@ func loadSuite(fsys fs.FS, dir string) ([]Instance, error) {
 	for i, e := range s.Instances {
 		in, err := e.instance(fsys, dir)
 		if err != nil {
-			return nil, fmt.Errorf("%s: instances[%d] (%s): %v", filepath.Join(dir, "suite.json"), i, e.Name, err)
+			return nil, fmt.Errorf("%s: instances[%d] (%s): %w", filepath.Join(dir, "suite.json"), i, e.Name, err)
 		}
 		out = append(out, in)
 	}

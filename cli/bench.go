@@ -132,7 +132,7 @@ func runBench(c *cli.Context) error {
 			return badInput("--write-fleet writes one fleet: give exactly one size in --sizes (got %d instances)", len(insts))
 		}
 		if err := fleet.WriteFileAtomic(out, insts[0].Bundle); err != nil {
-			return errorf("write %s: %v", out, err)
+			return errorf("write %s: %w", out, err)
 		}
 		fmt.Fprintf(c.App.ErrWriter, "wrote %s (%s, %d bytes)\n", out, insts[0].Name, len(insts[0].Bundle))
 		return nil
@@ -159,7 +159,7 @@ func runBench(c *cli.Context) error {
 	}
 	rep.Results, err = benchmarks.Measure(context.Background(), insts, opts)
 	if err != nil {
-		return errorf("bench: %v", err)
+		return errorf("bench: %w", err)
 	}
 	rep.Machine.LoadAfter = benchmarks.Load()
 	var buf bytes.Buffer
@@ -172,27 +172,27 @@ func runBench(c *cli.Context) error {
 		err = benchmarks.WriteText(&buf, rep)
 	}
 	if err != nil {
-		return errorf("render: %v", err)
+		return errorf("render: %w", err)
 	}
 	if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return errorf("write: %v", err)
+		return errorf("write: %w", err)
 	}
 	if svg := c.String("svg"); svg != "" {
 		var sb bytes.Buffer
 		if err := benchmarks.WriteSVG(&sb, rep); err != nil {
-			return errorf("render SVG: %v", err)
+			return errorf("render SVG: %w", err)
 		}
 		if err := fleet.WriteFileAtomic(svg, sb.Bytes()); err != nil {
-			return errorf("write %s: %v", svg, err)
+			return errorf("write %s: %w", svg, err)
 		}
 	}
 	if file := c.String("trace-svg"); file != "" {
 		var sb bytes.Buffer
 		if err := benchmarks.WriteTraceSVG(&sb, rep, traceOf); err != nil {
-			return errorf("render the trace SVG: %v", err)
+			return errorf("render the trace SVG: %w", err)
 		}
 		if err := fleet.WriteFileAtomic(file, sb.Bytes()); err != nil {
-			return errorf("write %s: %v", file, err)
+			return errorf("write %s: %w", file, err)
 		}
 	}
 	if bad := unverified(rep.Results); len(bad) > 0 {
@@ -206,23 +206,23 @@ func benchInstances(c *cli.Context, seed uint64) ([]benchmarks.Instance, error) 
 	case c.IsSet("sizes"):
 		sizes, err := benchmarks.ParseSizes(c.String("sizes"))
 		if err != nil {
-			return nil, badInput("--sizes: %v", err)
+			return nil, badInput("--sizes: %w", err)
 		}
 		insts, err := benchmarks.SizeInstances(sizes, seed)
 		if err != nil {
-			return nil, badInput("--sizes: %v", err)
+			return nil, badInput("--sizes: %w", err)
 		}
 		return insts, nil
 	case c.IsSet("suite"):
 		insts, err := benchmarks.LoadSuite(c.String("suite"))
 		if err != nil {
-			return nil, badInput("--suite: %v", err)
+			return nil, badInput("--suite: %w", err)
 		}
 		return insts, nil
 	}
 	insts, err := benchmarks.DefaultSuite()
 	if err != nil {
-		return nil, errorf("the built-in suite: %v", err)
+		return nil, errorf("the built-in suite: %w", err)
 	}
 	return insts, nil
 }

@@ -81,7 +81,7 @@ func runCheck(c *cli.Context) error {
 	}
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return badInput("--plan: %v", err)
+		return badInput("--plan: %w", err)
 	}
 	doc, err := eval.ReadPlan(file, jsonpos.TrimBOM(data))
 	if err != nil {
@@ -113,7 +113,7 @@ func runCheck(c *cli.Context) error {
 		enc.SetIndent("", "  ")
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(res); err != nil {
-			return errorf("write: %v", err)
+			return errorf("write: %w", err)
 		}
 	} else {
 		writeCheckText(c.App.Writer, res)

@@ -291,7 +291,7 @@ Examples:
 			case "fish":
 				s, err := c.App.ToFishCompletion()
 				if err != nil {
-					return errorf("completion: %v", err)
+					return errorf("completion: %w", err)
 				}
 				script = s
 			default:
@@ -388,7 +388,7 @@ func expandGlobs(flag string, vals []string, keyed bool) ([]string, error) {
 		}
 		matches, err := filepath.Glob(pattern)
 		if err != nil {
-			return nil, badInput("--%s %q: %v", flag, v, err)
+			return nil, badInput("--%s %q: %w", flag, v, err)
 		}
 		if len(matches) == 0 {
 			return nil, badInput("--%s %q: the pattern matches no file", flag, v)

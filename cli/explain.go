@@ -87,9 +87,9 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	limit := c.Duration("explain-limit")
-	w, err := solver.NewWhatIf(cat.Pool, base, solverOptions(c, in, "exact").Seed, time.Now().Add(limit))
+	w, err := solver.NewWhatIf(cat.Pool, base, solverOptions(c, in, solver.Exact).Seed, time.Now().Add(limit))
 	if err != nil {
-		return errorf("explain: %v", err)
+		return errorf("explain: %w", err)
 	}
 	opts := answer.ExplainOptions{Fleet: fleetName(c), Limit: limit}
 	var ex *answer.Explain
@@ -103,10 +103,10 @@ func runExplain(c *cli.Context) error {
 		if c.String("node") != "" {
 			what = "runtimes and nodes"
 		}
-		return badInput("explain: %v (see poolsolve catalog for the pool's %s)", err, what)
+		return badInput("explain: %w (see poolsolve catalog for the pool's %s)", err, what)
 	}
 	if err != nil {
-		return errorf("explain: %v", err)
+		return errorf("explain: %w", err)
 	}
 	var buf bytes.Buffer
 	if c.String("format") == "json" {
@@ -115,7 +115,7 @@ func runExplain(c *cli.Context) error {
 		err = answer.WriteExplainText(&buf, ex)
 	}
 	if err != nil {
-		return errorf("render the answer: %v", err)
+		return errorf("render the answer: %w", err)
 	}
 	return writeOut(c, buf.Bytes())
 }

@@ -113,7 +113,7 @@ func runExport(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sopts := solverOptions(c, in, "exact")
+	sopts := solverOptions(c, in, solver.Exact)
 	res, err := fixEarlierLevels(c, cat.Pool, sopts, &req)
 	if err != nil {
 		return err
@@ -186,8 +186,8 @@ func fixEarlierLevels(c *cli.Context, p *model.Pool, sopts solver.Options, req *
 			continue
 		}
 		if res == nil {
-			if res, err = solver.Solve(context.Background(), p, sopts); err != nil {
-				return nil, errorf("solve: %v", err)
+			if res, err = solve(context.Background(), p, sopts); err != nil {
+				return nil, errorf("solve: %w", err)
 			}
 		}
 		if res.Infeasible {
@@ -210,19 +210,19 @@ func writeExport(c *cli.Context, p *model.Pool, req exportRequest) (*export.Inst
 	opts := export.Options{Level: req.level, Flatten: req.flatten, Fixes: req.fixes, Source: fleetName(c)}
 	inst, err := export.New(p, opts)
 	if err != nil {
-		return nil, badInput("%v", err)
+		return nil, badInput("%w", err)
 	}
 	var buf bytes.Buffer
 	if err := inst.Write(&buf, req.format); err != nil {
-		return nil, badInput("%v", err)
+		return nil, badInput("%w", err)
 	}
 	out := c.String("output")
 	if out != "" && out != "-" {
 		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
-			return nil, errorf("write %s: %v", out, err)
+			return nil, errorf("write %s: %w", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return nil, errorf("write: %v", err)
+		return nil, errorf("write: %w", err)
 	}
 	name := out
 	if name == "" || name == "-" {

@@ -117,7 +117,7 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 		err = fleet.WriteFileAtomic(path, data)
 	}
 	if err != nil {
-		return errorf("write the demand history %s: %v", path, err)
+		return errorf("write the demand history %s: %w", path, err)
 	}
 	return nil
 }

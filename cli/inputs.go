@@ -61,7 +61,7 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	}
 	red, err := in.Redacted()
 	if err != nil {
-		return nil, errorf("redact the inputs: %v", err)
+		return nil, errorf("redact the inputs: %w", err)
 	}
 	return red, nil
 }
@@ -285,7 +285,7 @@ func lloomRelease(c *cli.Context) (r lloom.Release, ok bool, err error) {
 	}
 	r, err = lloom.ParseRelease(v)
 	if err != nil {
-		return r, false, badInput("--lloom-version: %v", err)
+		return r, false, badInput("--lloom-version: %w", err)
 	}
 	return r, true, nil
 }
@@ -303,7 +303,7 @@ func warnLLooMVersion(c *cli.Context, in *fleet.Inputs) error {
 	}
 	ws, err := lloom.VersionWarnings(in.ConfigRaw, r)
 	if err != nil {
-		return errorf("check the config against LLooM %s: %v", r, err)
+		return errorf("check the config against LLooM %s: %w", r, err)
 	}
 	file := in.Sources["config"].String()
 	for _, w := range ws {

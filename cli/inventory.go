@@ -73,7 +73,7 @@ func runInventory(c *cli.Context) error {
 	defer cancel()
 	inv, err := inventory.NewCollector(opts).Inventory(ctx)
 	if err != nil {
-		return errorf("inventory: %v", err)
+		return errorf("inventory: %w", err)
 	}
 	// Image names and paths are the machine's own words; they leave
 	// through the same redaction as every input.
@@ -85,16 +85,16 @@ func runInventory(c *cli.Context) error {
 		writeInventoryText(&buf, inv)
 	}
 	if err != nil {
-		return errorf("render the inventory: %v", err)
+		return errorf("render the inventory: %w", err)
 	}
 	if out := c.String("output"); out != "" {
 		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
-			return errorf("write %s: %v", out, err)
+			return errorf("write %s: %w", out, err)
 		}
 		return nil
 	}
 	if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return errorf("write the inventory: %v", err)
+		return errorf("write the inventory: %w", err)
 	}
 	return nil
 }

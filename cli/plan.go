@@ -99,8 +99,8 @@ func runPlan(c *cli.Context) error {
 	if format != "text" && format != "json" && format != "svg" {
 		return badInput("--format %q: expected text, json or svg", format)
 	}
-	kind := c.String("solver")
-	if kind != "exact" && kind != "greedy" {
+	kind := solver.Algorithm(c.String("solver"))
+	if kind != solver.Exact && kind != solver.Greedy {
 		return badInput("--solver %q: expected exact or greedy", kind)
 	}
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
@@ -141,20 +141,20 @@ func runPlan(c *cli.Context) error {
 	}
 	progress, done := progressWriter(c)
 	opts.Progress = progress
-	res, err := solver.Solve(intr.searchStarts(), cat.Pool, opts)
+	res, err := solve(intr.searchStarts(), cat.Pool, opts)
 	done()
 	interrupted := intr.searchEnds()
 	if errors.Is(err, solver.ErrNoPlan) && interrupted {
 		return &exitError{ExitInterrupted, fmt.Errorf("interrupted before the search found a plan")}
 	}
 	if errors.Is(err, solver.ErrNoPlan) {
-		return errorf("solve: %v: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
+		return errorf("solve: %w: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
 			err, limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
 	}
 	if err != nil {
-		return errorf("solve: %v", err)
+		return errorf("solve: %w", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: kind, Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"
@@ -172,14 +172,14 @@ func runPlan(c *cli.Context) error {
 		err = plan.WriteText(&buf, p, textOpts)
 	}
 	if err != nil {
-		return errorf("render plan: %v", err)
+		return errorf("render plan: %w", err)
 	}
 	if out := c.String("output"); out != "" {
 		if err := intr.write(func() error { return fleet.WriteFileAtomic(out, buf.Bytes()) }); err != nil {
-			return errorf("write %s: %v", out, err)
+			return errorf("write %s: %w", out, err)
 		}
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
-		return errorf("write plan: %v", err)
+		return errorf("write plan: %w", err)
 	}
 	switch {
 	case intr.signalled():
@@ -213,7 +213,11 @@ func limitOf(c *cli.Context, in *fleet.Inputs) time.Duration {
 	return solver.DefaultTimeLimit
 }
 
-func solverOptions(c *cli.Context, in *fleet.Inputs, kind string) solver.Options {
+// solve is solver.Solve; tests replace it to see what the commands make
+// of its errors.
+var solve = solver.Solve
+
+func solverOptions(c *cli.Context, in *fleet.Inputs, kind solver.Algorithm) solver.Options {
 	opts := solver.Options{Solver: kind, TimeLimit: limitOf(c, in), Seed: fleet.DefaultPolicy().Solver.Seed}
 	if in.Policy != nil {
 		opts.Seed = in.Policy.Solver.Seed
@@ -240,7 +244,7 @@ func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Po
 	}
 	data, err := prof.Marshal()
 	if err != nil {
-		return errorf("render the profile: %v", err)
+		return errorf("render the profile: %w", err)
 	}
 	buf.Write(data)
 	if out := c.String("output"); out != "" && filepath.Base(out) != name+".json" {

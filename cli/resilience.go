@@ -75,7 +75,7 @@ func runResilience(c *cli.Context) error {
 	for _, s := range c.StringSlice("scenario") {
 		sc, err := answer.ParseScenario(s, cat.Pool)
 		if err != nil {
-			return badInput("%v", err)
+			return badInput("%w", err)
 		}
 		scs = append(scs, sc)
 	}
@@ -84,11 +84,11 @@ func runResilience(c *cli.Context) error {
 		return err
 	}
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
-		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, "exact").Seed,
+		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
 		Fleet: fleetName(c), Notes: cat.Notes,
 	})
 	if err != nil {
-		return errorf("resilience: %v", err)
+		return errorf("resilience: %w", err)
 	}
 	var buf bytes.Buffer
 	switch format {
@@ -100,7 +100,7 @@ func runResilience(c *cli.Context) error {
 		err = answer.WriteResilienceText(&buf, r)
 	}
 	if err != nil {
-		return errorf("render the report: %v", err)
+		return errorf("render the report: %w", err)
 	}
 	if err := writeOut(c, buf.Bytes()); err != nil {
 		return err
@@ -114,13 +114,13 @@ func runResilience(c *cli.Context) error {
 // basePlan solves the pool for a what-if command: exact, within
 // --time-limit; an infeasible pool is exit 3 with the reasons.
 func basePlan(c *cli.Context, in *fleet.Inputs, p *model.Pool) (*solver.Result, error) {
-	opts := solverOptions(c, in, "exact")
-	res, err := solver.Solve(context.Background(), p, opts)
+	opts := solverOptions(c, in, solver.Exact)
+	res, err := solve(context.Background(), p, opts)
 	if errors.Is(err, solver.ErrNoPlan) {
-		return nil, errorf("solve: %v within %s", err, opts.TimeLimit)
+		return nil, errorf("solve: %w within %s", err, opts.TimeLimit)
 	}
 	if err != nil {
-		return nil, errorf("solve: %v", err)
+		return nil, errorf("solve: %w", err)
 	}
 	if res.Infeasible {
 		for _, e := range res.Explanations {
@@ -135,12 +135,12 @@ func basePlan(c *cli.Context, in *fleet.Inputs, p *model.Pool) (*solver.Result, 
 func writeOut(c *cli.Context, data []byte) error {
 	if out := c.String("output"); out != "" {
 		if err := fleet.WriteFileAtomic(out, data); err != nil {
-			return errorf("write %s: %v", out, err)
+			return errorf("write %s: %w", out, err)
 		}
 		return nil
 	}
 	if _, err := c.App.Writer.Write(data); err != nil {
-		return errorf("write: %v", err)
+		return errorf("write: %w", err)
 	}
 	return nil
 }

@@ -146,7 +146,7 @@ func runServe(c *cli.Context) error {
 	}
 	h, err := agent.NewHandler(acfg)
 	if err != nil {
-		return badInput("serve: %v", err)
+		return badInput("serve: %w", err)
 	}
 	if insecure && acfg.APIKeyEnv == insecureKeyEnv {
 		h = withKey(h, acfg.Getenv(insecureKeyEnv))
@@ -156,7 +156,7 @@ func runServe(c *cli.Context) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", addr)
 	if err != nil {
-		return errorf("listen on %s: %v", addr, err)
+		return errorf("listen on %s: %w", addr, err)
 	}
 	// Not redacted: the listen address is the operator's, and tools read it.
 	routes := "GET /gateway/node, /gateway/cluster, /gateway/profile"
@@ -165,7 +165,7 @@ func runServe(c *cli.Context) error {
 	}
 	fmt.Fprintf(rawStderr(c), "poolsolve serve: node %s listening on http://%s (%s; %s); SIGINT or SIGTERM stops it\n", printable.String(lloom.RedactText(self)), ln.Addr(), routes, auth)
 	if err := agent.ServeListener(ctx, ln, h); err != nil {
-		return errorf("serve: %v", err)
+		return errorf("serve: %w", err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "poolsolve serve: stopped\n")
 	return nil

@@ -75,17 +75,17 @@ func runSnapshot(c *cli.Context) error {
 	in.Description = snapshotDescription(fl)
 	data, err := in.Bundle(true)
 	if err != nil {
-		return errorf("write the snapshot: %v", err)
+		return errorf("write the snapshot: %w", err)
 	}
 	out := c.String("output")
 	if out == "" {
 		if _, err := c.App.Writer.Write(data); err != nil {
-			return errorf("write the snapshot: %v", err)
+			return errorf("write the snapshot: %w", err)
 		}
 		return nil
 	}
 	if err := fleet.WriteFileAtomic(out, data); err != nil {
-		return errorf("write %s: %v", out, err)
+		return errorf("write %s: %w", out, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "poolsolve: wrote %s: %s\n", out, snapshotSummary(fl))
 	return nil

@@ -171,7 +171,7 @@ type lane struct {
 // assignment.
 func (c *Checker) Check(a model.Assignment) Report {
 	var r Report
-	bad := func(rule, subject, format string, args ...any) {
+	bad := func(rule Rule, subject, format string, args ...any) {
 		r.Violations = append(r.Violations, Violation{Rule: rule, Subject: subject, Message: fmt.Sprintf(format, args...)})
 	}
 	p := c.p
@@ -383,7 +383,7 @@ func budgetText(b model.Budget) string {
 	return fmt.Sprintf("budget %s - headroom %g = %s", model.Gb(b.AdmitGb), b.HeadroomGb, model.Gb(b.PlanGb))
 }
 
-type badFunc func(rule, subject, format string, args ...any)
+type badFunc func(rule Rule, subject, format string, args ...any)
 
 // checkMemory applies the residency rule on every domain: resident draws
 // fit the plan budget, and each auto draw fits next to the always draws.
@@ -618,7 +618,7 @@ func (c *Checker) latency(sv serving, placed map[int]lane) (ft, total float64, h
 }
 
 func (c *Checker) objective(r *Report, placed map[int]lane, served map[int]serving) {
-	add := func(kind, subject string, u int64, format string, args ...any) {
+	add := func(kind TermKind, subject string, u int64, format string, args ...any) {
 		if u != 0 {
 			r.Objective[3] += u
 			r.Terms = append(r.Terms, Term{Kind: kind, Subject: subject, Units: u, Detail: fmt.Sprintf(format, args...)})

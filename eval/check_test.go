@@ -69,8 +69,8 @@ func TestCheckRules(t *testing.T) {
 		name     string
 		extra    []pooltest.Part
 		plan     model.Assignment
-		wantRule string // "" means valid
-		wantIn   string // a piece of the message
+		wantRule eval.Rule // "" means valid
+		wantIn   string    // a piece of the message
 	}{
 		{
 			name: "a plan within every budget and rule is valid",

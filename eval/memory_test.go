@@ -15,7 +15,7 @@ func TestMemoryRuleIsExactOnDecimalFigures(t *testing.T) {
 		name                        string
 		budget, headroom, keep, fin float64
 		res                         model.Residency
-		wantRule                    string // "" for a valid plan
+		wantRule                    eval.Rule // "" for a valid plan
 	}{
 		{"a preferred lane fills the budget to the last of seven decimals", 100.3333333, 4, 56.1111111, 40.2222222, model.Preferred, ""},
 		{"an auto lane fits next to the always lane to the last decimal", 100.3333333, 4, 56.1111111, 40.2222222, model.Auto, ""},
@@ -38,7 +38,7 @@ func TestMemoryRuleIsExactOnDecimalFigures(t *testing.T) {
 				{Variant: "fine", Nodes: []string{"gb-a"}, Residency: tc.res},
 			}}
 			rep := eval.Check(p, a)
-			var rules []string
+			var rules []eval.Rule
 			for _, v := range rep.Violations {
 				rules = append(rules, v.Rule)
 			}

@@ -45,24 +45,7 @@ type PlanError struct {
 }
 
 func (e *PlanError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		if e.File == "" {
-			b.WriteString("line ")
-		} else {
-			b.WriteString(":")
-		}
-		fmt.Fprintf(&b, "%d:%d", e.Line, e.Col)
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path + ": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
+	return jsonpos.Message(e.File, e.Line, e.Col, e.Path, e.Msg)
 }
 
 // PlanErrors are every problem found in one document, in document order.

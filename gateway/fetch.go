@@ -196,17 +196,17 @@ func (f *fetcher) main(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		if clusterErr != nil {
-			return fmt.Errorf("%s: /gateway/cluster: %v; /gateway/node: %v", name, clusterErr, err)
+			return fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
 		}
-		return fmt.Errorf("%s: /gateway/node: %v", name, err)
+		return fmt.Errorf("%s: /gateway/node: %w", name, err)
 	}
 	st, err := lloom.ParseNodeStatus(body, "/gateway/node")
 	if err != nil {
 		err = parseProblem("node status", err)
 		if clusterErr != nil {
-			return fmt.Errorf("%s: /gateway/cluster: %v; /gateway/node: %v", name, clusterErr, err)
+			return fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
 		}
-		return fmt.Errorf("%s: /gateway/node: %v", name, err)
+		return fmt.Errorf("%s: /gateway/node: %w", name, err)
 	}
 	if clusterErr != nil {
 		f.problem("/gateway/cluster: %v; read the gateway's own node instead", clusterErr)

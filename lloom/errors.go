@@ -3,6 +3,8 @@ package lloom
 import (
 	"fmt"
 	"strings"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // InputError is one problem with one input file: a JSON syntax error, a
@@ -24,25 +26,7 @@ type InputError struct {
 // Error reads like `config.json:12:19: $.runtimes["qwen"].memoryGb: expected
 // a number, got string "x"`, leaving out the parts that are unknown.
 func (e *InputError) Error() string {
-	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		if e.File == "" {
-			b.WriteString("line ")
-		} else {
-			b.WriteString(":")
-		}
-		fmt.Fprintf(&b, "%d:%d", e.Line, e.Col)
-	}
-	if b.Len() > 0 {
-		b.WriteString(": ")
-	}
-	if e.Path != "" {
-		b.WriteString(e.Path)
-		b.WriteString(": ")
-	}
-	b.WriteString(e.Msg)
-	return b.String()
+	return jsonpos.Message(e.File, e.Line, e.Col, e.Path, e.Msg)
 }
 
 // Problems is every problem a Validate method found, in a stable order

@@ -90,22 +90,22 @@ func churn(cs []plan.Change, p *model.Pool) []string {
 	for _, c := range cs {
 		switch c.Kind {
 		case plan.Start:
-			out = append(out, eval.TermStart+" "+c.Subject)
+			out = append(out, string(eval.TermStart)+" "+c.Subject)
 		case plan.ManualStart:
 			if running[c.Subject] {
-				out = append(out, eval.TermMove+" "+c.Subject)
+				out = append(out, string(eval.TermMove)+" "+c.Subject)
 			} else {
-				out = append(out, eval.TermStart+" "+c.Subject)
+				out = append(out, string(eval.TermStart)+" "+c.Subject)
 			}
 		case plan.Move:
-			out = append(out, eval.TermMove+" "+c.Subject, eval.TermStop+" "+c.Subject)
+			out = append(out, string(eval.TermMove)+" "+c.Subject, string(eval.TermStop)+" "+c.Subject)
 		case plan.Stop, plan.ManualStop:
-			out = append(out, eval.TermStop+" "+c.Subject)
+			out = append(out, string(eval.TermStop)+" "+c.Subject)
 		case plan.SetResidency:
-			out = append(out, eval.TermResidency+" "+c.Subject)
+			out = append(out, string(eval.TermResidency)+" "+c.Subject)
 		case plan.Reroute:
 			if c.To != "" { // an uncovered alias pays no re-route
-				out = append(out, eval.TermReroute+" "+c.Subject)
+				out = append(out, string(eval.TermReroute)+" "+c.Subject)
 			}
 		}
 	}
@@ -117,7 +117,7 @@ func evalChurn(p *model.Pool, a model.Assignment) []string {
 	var out []string
 	for _, t := range eval.Check(p, a).Terms {
 		if t.Kind != eval.TermLatency {
-			out = append(out, t.Kind+" "+t.Subject)
+			out = append(out, string(t.Kind)+" "+t.Subject)
 		}
 	}
 	slices.Sort(out)

@@ -16,7 +16,7 @@
 //     kicks, not 60: it is only the first incumbent) within 5% of the
 //     time; a plan still invalid then (typically a pin) gets more rounds
 //     of Improve, up to half the time,
-//     while each round repairs something. With Options.Solver "greedy"
+//     while each round repairs something. With Options.Solver Greedy
 //     that plan is the result (levels heuristic, or optimal where the
 //     trivial bound meets them).
 //  2. Parts: the pool splits into the connected components of its
@@ -72,6 +72,12 @@
 // fit: such levels are bounded by the trivial and group bounds only (PB
 // models still count as plans, checked by eval), and an UNSAT first plan
 // is ErrNoPlan, not infeasibility.
+//
+// Result.Stop is the run's reason, read off the result rather than kept
+// as the search goes, so that every path reports one: infeasible, proved
+// (every level optimal, even when an interrupt came after), interrupted
+// (the context was cancelled), heuristic (the greedy solver), else
+// deadline (the limit, or a level's share of it, ran out).
 //
 // # Level 4: the cut loop, branch and cut, and the PB portfolio
 //

@@ -126,14 +126,14 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 	rep := x.chk.Check(a)
 	if !rep.Valid {
 		if fromSAT {
-			return false, fmt.Errorf("%w: SAT plan invalid: %v", ErrMismatch, rep.Err())
+			return false, fmt.Errorf("%w: SAT plan invalid: %w", ErrMismatch, rep.Err())
 		}
 		return false, nil
 	}
 	own, err := x.e.Objective(a)
 	if err != nil {
 		if fromSAT {
-			return false, fmt.Errorf("%w: %v", ErrMismatch, err)
+			return false, fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
 		return false, nil // a plan naming a lane or route the encoding lacks
 	}
@@ -282,7 +282,7 @@ type levelRun struct {
 	i      int
 	end    time.Time
 	lb, ub int64
-	src    string
+	src    BoundSource
 	pw     *pbLevel
 	sr     *strongResult
 	// lpAsked: the LP has been solved for this level.
@@ -297,10 +297,10 @@ func (x *exact) level(i int, end time.Time) error {
 	x.at = i
 	lv := &x.levels[i]
 	lv.Index, lv.Name = i+1, model.LevelNames[i]
-	l := &levelRun{x: x, i: i, end: end, lb: x.e.Offset(i), src: "trivial", ub: x.obj[i], gini: true, giniEnd: end}
+	l := &levelRun{x: x, i: i, end: end, lb: x.e.Offset(i), src: BoundTrivial, ub: x.obj[i], gini: true, giniEnd: end}
 	if i == 3 {
 		if b := x.e.GroupBound(x.obj[0], x.obj[1]); b > l.lb {
-			l.lb, l.src = b, "relaxation"
+			l.lb, l.src = b, BoundRelaxation
 		}
 	}
 	defer func() { l.pw.stop() }()
@@ -378,7 +378,7 @@ func (l *levelRun) lpFirst() error {
 	}
 	// Too large for the simplex is too large for gini's diagrams too:
 	// the time goes to the workers and local search instead.
-	l.gini = r.source != "lagrangian"
+	l.gini = r.source != BoundLagrangian
 	if r.loop != nil && l.lb < l.ub && x.e.Exact {
 		if err := l.branchAndCut(); err != nil {
 			return err
@@ -417,7 +417,7 @@ func (l *levelRun) branchAndCut() error {
 		return err
 	}
 	if proved && l.lb < l.ub {
-		l.lb, l.src = l.ub, "branch-and-cut"
+		l.lb, l.src = l.ub, BoundBranchAndCut
 	}
 	return nil
 }
@@ -454,7 +454,7 @@ func (l *levelRun) giniSearch() error {
 			l.ub = x.obj[i]
 		case -1:
 			if b.proves() {
-				l.lb, l.src = l.lb+1, "sat-unsat"
+				l.lb, l.src = l.lb+1, BoundSATUnsat
 			}
 		}
 	}
@@ -490,7 +490,7 @@ func (l *levelRun) giniSearch() error {
 		}
 		if r == -1 {
 			if b.proves() {
-				l.lb, l.src = l.ub, "sat-unsat"
+				l.lb, l.src = l.ub, BoundSATUnsat
 				continue
 			}
 			if b.exact() {
@@ -503,7 +503,7 @@ func (l *levelRun) giniSearch() error {
 				switch x.tryUntil(searchEnd, cap, rl...) {
 				case -1:
 					if x.e.Exact {
-						l.lb, l.src = l.ub, "sat-unsat"
+						l.lb, l.src = l.ub, BoundSATUnsat
 						continue
 					}
 				case 1:
@@ -577,7 +577,7 @@ func (l *levelRun) finish() error {
 
 // polish runs local search from the incumbent until end and offers the
 // result; the level's value follows when it is better.
-func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) error {
+func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	// Rounds from the best plan with fresh seeds until end: a round ends
 	// when its kicks go stale, often well before end. The workers'
 	// answers are taken between rounds: one may prove the level.
@@ -601,7 +601,7 @@ func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *string) e
 }
 
 // settle records level i's outcome: its value, bound and status.
-func (x *exact) settle(i int, lb, ub int64, src string) {
+func (x *exact) settle(i int, lb, ub int64, src BoundSource) {
 	lv := &x.levels[i]
 	lv.Value = ub
 	lv.LowerBound, lv.BoundSource = min(lb, ub), src
@@ -630,7 +630,7 @@ const smallVars = 400
 // relax.go), with the exact diagram over the groups the fixes leave
 // free. UNSAT proves ub; a timeout or a diagram past its cap leaves lb
 // and ub as they are.
-func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *string) error {
+func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *BoundSource) error {
 	defer x.e.ReleaseBound()
 	for *lb < *ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
 		fixes, knap, ok := sr.fixesFor(*ub - 1)
@@ -660,7 +660,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 			}
 			*ub = x.obj[3]
 		case -1:
-			*lb, *src = *ub, "reduced-cost"
+			*lb, *src = *ub, BoundReducedCost
 		default:
 			return nil
 		}

@@ -51,7 +51,7 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 	}
 	defer pw.stop()
 	var lb, ub int64 = 0, math.MaxInt64 / 4
-	src := ""
+	var src BoundSource
 	for x.best.Lanes == nil && pw.alive() && time.Now().Before(x.run.deadline) {
 		if err := x.pollPB(pw, time.Now().Add(20*time.Millisecond), true, &lb, &ub, &src); err != nil {
 			return false, err
@@ -74,10 +74,10 @@ func (x *exact) solveLinear() error {
 		x.at = i
 		lv := &x.levels[i]
 		lv.Index, lv.Name = i+1, model.LevelNames[i]
-		lb, src := x.e.Offset(i), "trivial"
+		lb, src := x.e.Offset(i), BoundTrivial
 		if i == 3 {
 			if b := x.e.GroupBound(x.obj[0], x.obj[1]); b > lb {
-				lb, src = b, "relaxation"
+				lb, src = b, BoundRelaxation
 			}
 		}
 		ub := x.obj[i]
@@ -95,7 +95,7 @@ func (x *exact) solveLinear() error {
 // linearLevel searches level i on the PB workers; at level 4 the
 // Lagrangian bound is computed beside them, and its reduced-cost
 // fixings restart the clause-learning worker.
-func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *string) error {
+func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSource) error {
 	if i > 0 && !x.fromWarm {
 		// The last level's plan came from a worker, which looked at that
 		// level alone: local search mends the later levels in moments

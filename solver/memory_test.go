@@ -1,7 +1,7 @@
 package solver
 
 import (
-	"strings"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,7 +72,7 @@ func TestFineMemoryFiguresGiveTheTrueOptimumAndTruthfulStatus(t *testing.T) {
 				if tc.wantExact && l.Status != Optimal {
 					t.Errorf("level %d = %d is %s, want optimal", l.Index, l.Value, l.Status)
 				}
-				if !tc.wantExact && (strings.Contains(l.BoundSource, "sat-unsat") || strings.Contains(l.BoundSource, "lp")) {
+				if !tc.wantExact && (slices.Contains(l.BoundSource.Sources(), BoundSATUnsat) || slices.Contains(l.BoundSource.Sources(), BoundLP)) {
 					t.Errorf("level %d bound %d comes from %q over rounded memory", l.Index, l.LowerBound, l.BoundSource)
 				}
 				if l.LowerBound > best[i] {

@@ -221,7 +221,7 @@ var errNoWorker = errors.New("solver: pseudo-boolean worker unavailable")
 func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out chan<- pbMsg) (*pbRun, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
+		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	cctx, cancel := context.WithDeadline(ctx, deadline)
 	cmd := exec.CommandContext(cctx, exe)
@@ -240,7 +240,7 @@ func startPB(ctx context.Context, deadline time.Time, job *pbJob, id int, out ch
 	}
 	if err := cmd.Start(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("%w: %v", errNoWorker, err)
+		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	pr := &pbRun{id: id, cancel: cancel, done: make(chan struct{})}
 	go func() { _ = newJobWriter(in)(job) }()
@@ -448,7 +448,7 @@ func (w *pbLevel) capTry(c time.Duration) time.Duration {
 // model, and the end of a worker's search proves its last model's
 // value, or its cutoff + 1 when it sent none. Both are checked against
 // the incumbent: a plan below a proved value is a bug (ErrMismatch).
-func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *string) error {
+func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *BoundSource) error {
 	if w == nil {
 		return nil
 	}
@@ -504,7 +504,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 				return fmt.Errorf("%w: the PB worker proved level %d >= %d, a plan has %d", ErrMismatch, i+1, proved, x.obj[i])
 			}
 			if proved > *lb {
-				*lb, *src = proved, "pb"
+				*lb, *src = proved, BoundPB
 			}
 			*ub = x.obj[i]
 			continue

@@ -150,7 +150,7 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 			t.Errorf("pool %d: level 4 %s (%d, bound %d from %s)", seed, l4.Status, l4.Value, l4.LowerBound, l4.BoundSource)
 			continue
 		}
-		if strings.Contains(l4.BoundSource, "pb") {
+		if slices.Contains(l4.BoundSource.Sources(), BoundPB) {
 			byPB++
 		}
 	}

@@ -463,7 +463,7 @@ type strongResult struct {
 	noLP bool // the LP was too large: bound, lp and d are unset
 	// source names the bound: "lp" (the dense simplex) or "lagrangian"
 	// (the subgradient ascent, on models too large for the simplex).
-	source string
+	source BoundSource
 }
 
 // rcScale is the capacity the reduced-cost knapsack is scaled to: larger
@@ -608,7 +608,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		if pr == nil {
 			return out, false
 		}
-		out.noLP, out.source = false, "lp"
+		out.noLP, out.source = false, BoundLP
 		out.lp, out.rounds, out.cuts, out.loop = best, rounds, cuts, loop
 		out.d, out.mag = reducedCosts(pr, y)
 		for j := range r.vars {
@@ -626,7 +626,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
 		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
 	if ok {
-		out.noLP, out.source = false, "lagrangian"
+		out.noLP, out.source = false, BoundLagrangian
 		out.lp, out.mag, out.d = res.bound, res.mag, res.d
 		out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
 		out.rounds, out.cuts = 1, res.cuts

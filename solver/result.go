@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"strings"
 	"time"
 
 	"github.com/poolsolve/poolsolve/model"
@@ -20,21 +21,43 @@ const (
 	Heuristic Status = "heuristic"
 )
 
+// BoundSource names what proves a level's lower bound. A level merged from
+// parts solved apart joins its parts' distinct sources with "+" (e.g.
+// "lp+sat-unsat"); the constants are the single sources.
+type BoundSource string
+
+// The single bound sources.
+const (
+	BoundSATUnsat     BoundSource = "sat-unsat"      // an UNSAT answer
+	BoundLP           BoundSource = "lp"             // the LP relaxation with its cuts
+	BoundBranchAndCut BoundSource = "branch-and-cut" // the search from the LP ended
+	BoundLagrangian   BoundSource = "lagrangian"     // the subgradient bound, on models too large for the simplex
+	BoundPB           BoundSource = "pb"             // a PB worker's search ended
+	BoundReducedCost  BoundSource = "reduced-cost"   // an UNSAT answer under the LP's reduced-cost fixings
+	BoundRelaxation   BoundSource = "relaxation"     // level 4's per-group minima
+	BoundTrivial      BoundSource = "trivial"        // the level's constant offset
+)
+
+// Sources splits a merged source into its single ones.
+func (b BoundSource) Sources() []BoundSource {
+	if b == "" {
+		return nil
+	}
+	var out []BoundSource
+	for s := range strings.SplitSeq(string(b), "+") {
+		out = append(out, BoundSource(s))
+	}
+	return out
+}
+
 // Level reports one objective level.
 type Level struct {
-	Index      int    `json:"level"` // 1..4
-	Name       string `json:"name"`
-	Value      int64  `json:"value"`
-	Status     Status `json:"status"`
-	LowerBound int64  `json:"lowerBound"`
-	// BoundSource: "sat-unsat" (an UNSAT answer), "lp" (the LP
-	// relaxation), "lagrangian" (its subgradient bound, on models too
-	// large for the simplex), "pb" (a PB worker's search ended),
-	// "reduced-cost" (an UNSAT answer under reduced-cost fixings),
-	// "relaxation" (per-group minima of level 4), "trivial" (the level's
-	// constant offset); parts of a pool solved apart join their distinct
-	// sources with "+".
-	BoundSource string        `json:"boundSource,omitempty"`
+	Index       int           `json:"level"` // 1..4
+	Name        string        `json:"name"`
+	Value       int64         `json:"value"`
+	Status      Status        `json:"status"`
+	LowerBound  int64         `json:"lowerBound"`
+	BoundSource BoundSource   `json:"boundSource,omitempty"`
 	Gap         float64       `json:"gap"` // (value - lowerBound) / value, 0 when value is 0
 	Elapsed     time.Duration `json:"-"`
 }
@@ -47,6 +70,25 @@ type Explanation struct {
 	Pins    []string `json:"pins,omitempty"` // the minimal set of conflicting pins/cordons
 }
 
+// Stop says why a solve ended.
+type Stop string
+
+const (
+	// StopProved: every level is optimal.
+	StopProved Stop = "proved"
+	// StopDeadline: the time limit (or the context's deadline, or a
+	// level's share of the time) ran out with a level unproved.
+	StopDeadline Stop = "deadline"
+	// StopInterrupted: the context was cancelled (plan's first Ctrl-C)
+	// with a level unproved.
+	StopInterrupted Stop = "interrupted"
+	// StopInfeasible: the hard constraints admit no plan.
+	StopInfeasible Stop = "infeasible"
+	// StopHeuristic: the greedy solver answered with its plan, which
+	// proves nothing beyond the trivial bounds.
+	StopHeuristic Stop = "heuristic"
+)
+
 // Result is what a solve returns: always a complete assignment that passed
 // the independent evaluator, unless Infeasible is set.
 type Result struct {
@@ -57,12 +99,14 @@ type Result struct {
 	// (e.g. pins that cannot hold together); Explanations then say why.
 	Infeasible   bool          `json:"infeasible,omitempty"`
 	Explanations []Explanation `json:"explanations,omitempty"`
-	Stats        Stats         `json:"stats"`
+	// Stop says why the solve ended; it is set on every Result.
+	Stop  Stop  `json:"stop"`
+	Stats Stats `json:"stats"`
 }
 
 // Stats describes the work done.
 type Stats struct {
-	Solver      string        `json:"solver"` // exact or greedy
+	Solver      Algorithm     `json:"solver"`
 	Vars        int           `json:"vars"`
 	Clauses     int           `json:"clauses"`
 	SolveCalls  int           `json:"solveCalls"`
@@ -79,10 +123,20 @@ type Progress struct {
 	Elapsed   time.Duration
 }
 
+// Algorithm names a solver of this package.
+type Algorithm string
+
+const (
+	// Exact is the lexicographic search on gini, from a greedy warm start.
+	Exact Algorithm = "exact"
+	// Greedy is the warm start alone: greedy and local search.
+	Greedy Algorithm = "greedy"
+)
+
 // Options steer a solve. The zero value is usable: exact, 5 s.
 type Options struct {
-	// Solver is "exact" (default) or "greedy".
-	Solver string
+	// Solver is Exact (also when empty) or Greedy.
+	Solver Algorithm
 	// TimeLimit bounds the whole solve; the best plan found by then is
 	// returned. Zero means 5 s.
 	TimeLimit time.Duration

@@ -83,20 +83,46 @@ func (r *run) progress(level int, inc model.Objective, bound int64) {
 // The deadline (opts.TimeLimit, default 5 s, or ctx's if earlier) is
 // always honoured: the result is then the best plan found, complete and
 // checked by the independent evaluator, with each level marked optimal,
-// bounded or heuristic.
+// bounded or heuristic, and Result.Stop saying why the search ended.
 //
 // When pins and cordons admit no plan at all, Solve returns a Result with
 // Infeasible set and a minimal set of conflicting pins per explanation.
 // An error means bad options, a cancelled context before any plan, or a
 // bug: the evaluator disagreeing with the encoding (ErrMismatch).
 func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
+	r, err := newRun(ctx, p, opts)
+	if err != nil {
+		return nil, err
+	}
+	warm, warmRep := r.warmStart()
+	// The greedy solver's answer is the warm plan; so is the exact
+	// solver's when less time is left than the warm start took (256x1000
+	// at a 1 s limit from process start: cutting the pool into parts and
+	// checking them again cost 125-200 ms past the limit).
+	if warmRep.Valid && (r.greedy() || time.Until(r.deadline) < time.Since(r.start)) {
+		return r.warmResult(warm, warmRep), nil
+	}
+	s := r.newPartSearch(warm)
+	for pi := range s.parts {
+		if err := s.startPart(pi); err != nil {
+			return nil, err
+		}
+	}
+	if err := s.searchParts(); err != nil {
+		return nil, err
+	}
+	return s.result()
+}
+
+// newRun checks the options and starts the clock.
+func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if p == nil {
 		return nil, errors.New("solver: nil pool")
 	}
-	if opts.Solver != "" && opts.Solver != "exact" && opts.Solver != "greedy" {
+	if opts.Solver != "" && opts.Solver != Exact && opts.Solver != Greedy {
 		return nil, fmt.Errorf("solver: unknown solver %q (want exact or greedy)", opts.Solver)
 	}
 	limit := opts.TimeLimit
@@ -111,14 +137,20 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if d, ok := ctx.Deadline(); ok && d.Before(r.deadline) {
 		r.deadline = d
 	}
-	greedy := opts.Solver == "greedy"
+	return r, nil
+}
 
-	warmEnd := r.start.Add(limit / 20)
+func (r *run) greedy() bool { return r.opts.Solver == Greedy }
+
+// warmStart is the greedy plan improved by local search, and its report.
+func (r *run) warmStart() (model.Assignment, eval.Report) {
+	p, ctx, seed := r.pool, r.ctx, r.opts.Seed
+	warmEnd := r.start.Add(r.limit / 20)
 	if warmEnd.After(r.deadline) {
 		warmEnd = r.deadline
 	}
-	warm := localsearch.Greedy(p, opts.Seed)
-	warm = localsearch.ImproveContext(ctx, p, warm, opts.Seed, warmEnd, warmKicks(greedy))
+	warm := localsearch.Greedy(p, seed)
+	warm = localsearch.ImproveContext(ctx, p, warm, seed, warmEnd, warmKicks(r.greedy()))
 	warmRep := eval.Check(p, warm)
 	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
@@ -127,17 +159,17 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	// nothing (pins that cannot hold are the exact search's to explain):
 	// a valid plan in hand is what lets every later phase stop at the
 	// deadline.
-	warmMax := r.start.Add(limit / 2)
+	warmMax := r.start.Add(r.limit / 2)
 	if warmMax.After(r.deadline) {
 		warmMax = r.deadline
 	}
 	for round := uint64(1); !warmRep.Valid && time.Now().Before(warmMax) && ctx.Err() == nil; round++ {
-		end := time.Now().Add(max(limit/20, 50*time.Millisecond))
+		end := time.Now().Add(max(r.limit/20, 50*time.Millisecond))
 		if end.After(warmMax) {
 			end = warmMax
 		}
 		before := len(warmRep.Violations)
-		warm = localsearch.ImproveContext(ctx, p, warm, opts.Seed+round, end, localsearch.StaleKicks)
+		warm = localsearch.ImproveContext(ctx, p, warm, seed+round, end, localsearch.StaleKicks)
 		warmRep = eval.Check(p, warm)
 		if len(warmRep.Violations) >= before {
 			break
@@ -146,25 +178,49 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if warmRep.Valid {
 		r.firstPlan()
 	}
-	// The greedy solver's answer is the warm plan; so is the exact
-	// solver's when less time is left than the warm start took (256x1000
-	// at a 1 s limit from process start: cutting the pool into parts and
-	// checking them again cost 125-200 ms past the limit).
-	if warmRep.Valid && (greedy || time.Until(r.deadline) < time.Since(r.start)) {
-		res := heuristicResult(p, warm, warmRep, r.deadline)
-		res.Stats.Components = 1
-		if !greedy {
-			res.Stats.Solver = "exact"
-		}
-		res.Explanations = explainUncovered(r, p, res.Assignment, warmRep.Uncovered, false)
-		res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
-		return res, nil
-	}
+	return warm, warmRep
+}
 
-	parts := splitComponents(p)
-	res := &Result{Stats: Stats{Solver: "exact", Components: len(parts)}}
-	if greedy {
-		res.Stats.Solver = "greedy"
+// warmResult answers with the valid warm plan, unsearched.
+func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
+	res := heuristicResult(r.pool, warm, warmRep, r.deadline)
+	res.Stats.Components = 1
+	if !r.greedy() {
+		res.Stats.Solver = Exact
+	}
+	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
+	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
+	res.Stop = stopReason(r.ctx, res, r.greedy())
+	return res
+}
+
+// partSearch is the search of a pool cut into independent parts: a first
+// plan (or infeasibility) for each, then each searched in its time share,
+// then the parts' plans merged.
+type partSearch struct {
+	r     *run
+	warm  model.Assignment
+	parts []component
+	res   *Result
+	// xs[pi] searches part pi; it is nil when the part's encoding did not
+	// finish in time, and warmOnly[pi] is then the report of the warm plan
+	// it keeps, marked heuristic.
+	xs       []*exact
+	warmOnly []*eval.Report
+	// plans and levels are the parts' answers, in part order.
+	plans  []model.Assignment
+	levels [][4]Level
+}
+
+func (r *run) newPartSearch(warm model.Assignment) *partSearch {
+	parts := splitComponents(r.pool)
+	s := &partSearch{r: r, warm: warm, parts: parts,
+		res:      &Result{Stats: Stats{Solver: Exact, Components: len(parts)}},
+		xs:       make([]*exact, len(parts)),
+		warmOnly: make([]*eval.Report, len(parts)),
+	}
+	if r.greedy() {
+		s.res.Stats.Solver = Greedy
 	}
 	r.objs = make([]model.Objective, len(parts))
 	for i, c := range parts {
@@ -172,115 +228,135 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 			r.objs[i] = rep.Objective
 		}
 	}
-	var plans []model.Assignment
-	var partLevels [][4]Level
-	// First plans (or infeasibility) for every part before any search, so
-	// that a late part is never starved of the time to say it is stuck.
-	xs := make([]*exact, len(parts))
-	// warmOnly[pi] is set for a part whose encoding did not finish before
-	// the deadline: it keeps its warm-start plan, marked heuristic.
-	warmOnly := make([]*eval.Report, len(parts))
-	for pi, c := range parts {
-		r.cur = pi
-		part := restrict(warm, c.pool)
-		partRep := eval.Check(c.pool, part)
-		// A part with a valid warm plan stops encoding a little before the
-		// deadline: an encoding done later leaves no time to search, and
-		// the tail of a huge one (garbage collection of the clause and
-		// variable tables) would overrun the deadline. Without a valid
-		// warm plan the encoding is the only hope and gets all the time.
-		encodeBy := r.deadline
-		if partRep.Valid {
-			encodeBy = encodeBy.Add(-min(limit/10, 500*time.Millisecond))
-		}
-		if ctx.Err() != nil && partRep.Valid {
-			// Interrupted: the part keeps its warm plan, as when its
-			// encoding runs out of time.
-			warmOnly[pi], r.objs[pi], r.tooBig = &partRep, partRep.Objective, true
-			continue
-		}
-		x, err := newExact(r, c.pool, r.deadline, encodeBy, opts.Seed+uint64(pi))
-		if errors.Is(err, encode.ErrDeadline) {
-			if !partRep.Valid && !res.Infeasible {
-				return nil, ErrNoPlan
-			}
-			warmOnly[pi] = &partRep
-			r.tooBig = true
-			r.objs[pi] = partRep.Objective
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		tracef(r.start, "part %d encoded: %d variables", pi, x.e.MaxVar())
-		start := x.start
-		if x.e.LinearMemory {
-			start = x.startLinear
-			r.tooBig = true // explanations: no whole-pool SAT checks
-		}
-		ok, err := start(part, partRep.Valid)
-		res.Stats.Vars += int(x.e.MaxVar())
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			res.Infeasible = true
-			res.Explanations = append(res.Explanations, x.explainInfeasible()...)
-		}
-		r.objs[pi] = x.obj
-		xs[pi] = x
+	return s
+}
+
+// startPart encodes part pi and finds its first plan, or that it has
+// none. Every part gets this before any search, so that a late part is
+// never starved of the time to say it is stuck.
+func (s *partSearch) startPart(pi int) error {
+	r, c, res := s.r, s.parts[pi], s.res
+	r.cur = pi
+	part := restrict(s.warm, c.pool)
+	partRep := eval.Check(c.pool, part)
+	// A part with a valid warm plan stops encoding a little before the
+	// deadline: an encoding done later leaves no time to search, and
+	// the tail of a huge one (garbage collection of the clause and
+	// variable tables) would overrun the deadline. Without a valid
+	// warm plan the encoding is the only hope and gets all the time.
+	encodeBy := r.deadline
+	if partRep.Valid {
+		encodeBy = encodeBy.Add(-min(r.limit/10, 500*time.Millisecond))
 	}
+	if r.ctx.Err() != nil && partRep.Valid {
+		// Interrupted: the part keeps its warm plan, as when its
+		// encoding runs out of time.
+		s.warmOnly[pi], r.objs[pi], r.tooBig = &partRep, partRep.Objective, true
+		return nil
+	}
+	x, err := newExact(r, c.pool, r.deadline, encodeBy, r.opts.Seed+uint64(pi))
+	if errors.Is(err, encode.ErrDeadline) {
+		if !partRep.Valid && !res.Infeasible {
+			return ErrNoPlan
+		}
+		s.warmOnly[pi], r.objs[pi], r.tooBig = &partRep, partRep.Objective, true
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	tracef(r.start, "part %d encoded: %d variables", pi, x.e.MaxVar())
+	start := x.start
+	if x.e.LinearMemory {
+		start = x.startLinear
+		r.tooBig = true // explanations: no whole-pool SAT checks
+	}
+	ok, err := start(part, partRep.Valid)
+	res.Stats.Vars += int(x.e.MaxVar())
+	if err != nil {
+		return err
+	}
+	if !ok {
+		res.Infeasible = true
+		res.Explanations = append(res.Explanations, x.explainInfeasible()...)
+	}
+	r.objs[pi] = x.obj
+	s.xs[pi] = x
+	return nil
+}
+
+// searchParts searches each part in turn, giving it the share of the
+// time left that its size is of the parts not yet searched. Once a part
+// is infeasible, the others only count their calls.
+func (s *partSearch) searchParts() error {
 	sizeLeft := 0
-	for _, c := range parts {
+	for _, c := range s.parts {
 		sizeLeft += c.size
 	}
-	for pi, x := range xs {
+	for pi, x := range s.xs {
 		if x == nil {
-			sizeLeft -= parts[pi].size
-			if !res.Infeasible {
-				plans = append(plans, restrict(warm, parts[pi].pool))
-				partLevels = append(partLevels, warmLevels(warmOnly[pi].Objective))
+			sizeLeft -= s.parts[pi].size
+			if !s.res.Infeasible {
+				s.plans = append(s.plans, restrict(s.warm, s.parts[pi].pool))
+				s.levels = append(s.levels, warmLevels(s.warmOnly[pi].Objective))
 			}
 			continue
 		}
-		if res.Infeasible {
-			res.Stats.SolveCalls += x.calls
+		if s.res.Infeasible {
+			s.res.Stats.SolveCalls += x.calls
 			continue
 		}
-		r.cur = pi
-		left := time.Until(r.deadline)
-		share := time.Duration(float64(left) * float64(parts[pi].size) / float64(max(1, sizeLeft)))
-		sizeLeft -= parts[pi].size
-		x.deadline = time.Now().Add(max(share, 0))
-		x.e.Deadline = x.deadline
-		if greedy {
-			x.heuristicLevels()
-		} else if x.e.LinearMemory {
-			if err := x.solveLinear(); err != nil {
-				return nil, err
-			}
-		} else if err := x.solve(); err != nil {
-			return nil, err
+		s.r.cur = pi
+		left := time.Until(s.r.deadline)
+		share := time.Duration(float64(left) * float64(s.parts[pi].size) / float64(max(1, sizeLeft)))
+		sizeLeft -= s.parts[pi].size
+		if err := s.searchPart(pi, x, share); err != nil {
+			return err
 		}
-		tc := time.Now()
-		x.canonicalize()
-		tracef(r.start, "part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
-		r.objs[pi] = x.obj
-		plans = append(plans, x.best)
-		partLevels = append(partLevels, x.levels)
-		res.Stats.Clauses += x.e.Log.Len()
-		res.Stats.SolveCalls += x.calls
 	}
+	return nil
+}
+
+// searchPart runs part pi's level search for share, then makes its plan
+// canonical.
+func (s *partSearch) searchPart(pi int, x *exact, share time.Duration) error {
+	x.deadline = time.Now().Add(max(share, 0))
+	x.e.Deadline = x.deadline
+	if s.r.greedy() {
+		x.heuristicLevels()
+	} else if x.e.LinearMemory {
+		if err := x.solveLinear(); err != nil {
+			return err
+		}
+	} else if err := x.solve(); err != nil {
+		return err
+	}
+	tc := time.Now()
+	x.canonicalize()
+	tracef(s.r.start, "part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
+	s.r.objs[pi] = x.obj
+	s.plans = append(s.plans, x.best)
+	s.levels = append(s.levels, x.levels)
+	s.res.Stats.Clauses += x.e.Log.Len()
+	s.res.Stats.SolveCalls += x.calls
+	return nil
+}
+
+// result merges the parts' plans and checks the whole with the
+// evaluator: its objective must be the sum of the parts'.
+func (s *partSearch) result() (*Result, error) {
+	r, res := s.r, s.res
 	res.Stats.TimeTotal = time.Since(r.start)
 	if res.Infeasible {
+		res.Stop = stopReason(r.ctx, res, r.greedy())
 		return res, nil
 	}
-	res.Assignment = merge(plans)
-	final := eval.Check(p, res.Assignment)
+	res.Assignment = merge(s.plans)
+	final := eval.Check(r.pool, res.Assignment)
 	if !final.Valid {
-		return nil, fmt.Errorf("%w: merged plan invalid: %v", ErrMismatch, final.Err())
+		return nil, fmt.Errorf("%w: merged plan invalid: %w", ErrMismatch, final.Err())
 	}
-	for _, lv := range partLevels {
+	for _, lv := range s.levels {
 		for i := range lv {
 			res.Objective[i] += lv[i].Value
 		}
@@ -288,10 +364,11 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if res.Objective != final.Objective {
 		return nil, fmt.Errorf("%w: parts add up to %v, eval says %v", ErrMismatch, res.Objective, final.Objective)
 	}
-	res.Levels = mergeLevels(partLevels)
-	res.Explanations = explainUncovered(r, p, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
+	res.Levels = mergeLevels(s.levels)
+	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
 	res.Stats.TimeToFirst = r.first.Sub(r.start)
 	res.Stats.TimeTotal = time.Since(r.start)
+	res.Stop = stopReason(r.ctx, res, r.greedy())
 	return res, nil
 }
 
@@ -300,7 +377,7 @@ func allProved(l Level) bool { return l.Status == Optimal }
 // heuristicResult reports a heuristic plan: nothing proved, the trivial
 // bound of each level (what no decision changes) as its lower bound.
 func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadline time.Time) *Result {
-	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: "greedy"}}
+	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: Greedy}}
 	var offs [4]int64
 	if e, err := encode.New(p, encode.Options{Deadline: deadline}); err == nil {
 		for i := range offs {
@@ -310,7 +387,7 @@ func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadlin
 	for i := range res.Levels {
 		lb := min(offs[i], rep.Objective[i])
 		res.Levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: rep.Objective[i],
-			Status: Heuristic, LowerBound: lb, BoundSource: "trivial", Gap: gap(rep.Objective[i], lb)}
+			Status: Heuristic, LowerBound: lb, BoundSource: BoundTrivial, Gap: gap(rep.Objective[i], lb)}
 		if lb >= rep.Objective[i] {
 			res.Levels[i].Status = Optimal
 		}
@@ -324,7 +401,7 @@ func warmLevels(obj model.Objective) [4]Level {
 	var out [4]Level
 	for i := range out {
 		out[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: obj[i], Status: Heuristic,
-			BoundSource: "trivial", Gap: gap(obj[i], 0)}
+			BoundSource: BoundTrivial, Gap: gap(obj[i], 0)}
 		if obj[i] <= 0 {
 			out[i].Status = Optimal
 		}
@@ -337,7 +414,7 @@ func (x *exact) heuristicLevels() {
 	for i := range x.levels {
 		lb := min(x.e.Offset(i), x.obj[i])
 		x.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: x.obj[i], Status: Heuristic,
-			LowerBound: lb, BoundSource: "trivial", Gap: gap(x.obj[i], lb)}
+			LowerBound: lb, BoundSource: BoundTrivial, Gap: gap(x.obj[i], lb)}
 		if lb >= x.obj[i] {
 			x.levels[i].Status = Optimal
 		}
@@ -429,7 +506,7 @@ func mergeLevels(parts [][4]Level) [4]Level {
 	var out [4]Level
 	for i := range out {
 		l := Level{Index: i + 1, Name: model.LevelNames[i], Status: Optimal}
-		srcs := map[string]bool{}
+		srcs := map[BoundSource]bool{}
 		heuristic := true
 		for _, pl := range parts {
 			p := pl[i]
@@ -440,7 +517,7 @@ func mergeLevels(parts [][4]Level) [4]Level {
 				l.Status = Bounded
 				heuristic = heuristic && p.Status == Heuristic
 			}
-			if p.BoundSource != "" && (p.LowerBound > 0 || p.BoundSource != "trivial") {
+			if p.BoundSource != "" && (p.LowerBound > 0 || p.BoundSource != BoundTrivial) {
 				srcs[p.BoundSource] = true
 			}
 		}
@@ -450,19 +527,44 @@ func mergeLevels(parts [][4]Level) [4]Level {
 		if l.LowerBound >= l.Value {
 			l.Status = Optimal
 		}
-		var names []string
-		for s := range srcs {
-			if s != "trivial" || len(srcs) == 1 {
-				names = append(names, s)
-			}
-		}
-		sort.Strings(names)
-		l.BoundSource = strings.Join(names, "+")
-		if l.BoundSource == "" {
-			l.BoundSource = "trivial"
-		}
+		l.BoundSource = joinSources(srcs)
 		l.Gap = gap(l.Value, l.LowerBound)
 		out[i] = l
 	}
 	return out
+}
+
+// joinSources names the merged bound: the sources other than trivial,
+// sorted and joined with "+", or trivial when there are none.
+func joinSources(srcs map[BoundSource]bool) BoundSource {
+	var names []string
+	for s := range srcs {
+		if s != BoundTrivial || len(srcs) == 1 {
+			names = append(names, string(s))
+		}
+	}
+	if len(names) == 0 {
+		return BoundTrivial
+	}
+	sort.Strings(names)
+	return BoundSource(strings.Join(names, "+"))
+}
+
+// stopReason says why a solve that answered with res ended.
+func stopReason(ctx context.Context, res *Result, greedy bool) Stop {
+	proved := true
+	for _, l := range res.Levels {
+		proved = proved && l.Status == Optimal
+	}
+	switch {
+	case res.Infeasible:
+		return StopInfeasible
+	case proved:
+		return StopProved
+	case errors.Is(ctx.Err(), context.Canceled):
+		return StopInterrupted
+	case greedy:
+		return StopHeuristic
+	}
+	return StopDeadline
 }

@@ -312,7 +312,7 @@ func TestSolveHonoursAShortLimitOnABigPool(t *testing.T) {
 
 func TestSettledLevelsTakeTheIncumbentsValues(t *testing.T) {
 	lv := func(v, lb int64, st Status) Level {
-		return Level{Index: 1, Value: v, LowerBound: lb, Status: st, BoundSource: "pb"}
+		return Level{Index: 1, Value: v, LowerBound: lb, Status: st, BoundSource: BoundPB}
 	}
 	for _, tc := range []struct {
 		name     string

@@ -235,7 +235,10 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	sp, down := w.scenarioPool(sc)
 	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}}
 	defer func() { w.Calls += k.calls }()
-	out := &Replan{Scenario: sc, Pool: sp, Result: &Result{Stats: Stats{Solver: "exact"}}}
+	out := &Replan{Scenario: sc, Pool: sp, Result: &Result{Stats: Stats{Solver: Exact}}}
+	// Every answer says why the replan ended; a timed-out one has no
+	// level proved, so it reads as the deadline (or the interrupt).
+	defer func() { out.Result.Stop = stopReason(ctx, out.Result, false) }()
 
 	// What the scenario takes away or forces.
 	for _, l := range w.e.Lanes {
@@ -635,14 +638,14 @@ func (s *replanSearch) accept(a model.Assignment, fromSAT bool) error {
 	rep := s.chk.Check(a)
 	if !rep.Valid || !s.meets(a) {
 		if fromSAT {
-			return fmt.Errorf("%w: what-if plan invalid: %v (or not what the scenario forces)", ErrMismatch, rep.Err())
+			return fmt.Errorf("%w: what-if plan invalid: %w (or not what the scenario forces)", ErrMismatch, rep.Err())
 		}
 		return nil
 	}
 	enc, err := s.k.e.Objective(a)
 	if err != nil {
 		if fromSAT {
-			return fmt.Errorf("%w: %v", ErrMismatch, err)
+			return fmt.Errorf("%w: %w", ErrMismatch, err)
 		}
 		return nil
 	}
@@ -656,12 +659,12 @@ func (s *replanSearch) accept(a model.Assignment, fromSAT bool) error {
 // level searches level i down from the incumbent under the earlier
 // levels' bounds, until end; it returns the level's lower bound (in the
 // encoding's count) and its source.
-func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, string, error) {
+func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, BoundSource, error) {
 	e := s.k.e
-	lb, src := e.Offset(i), "trivial"
+	lb, src := e.Offset(i), BoundTrivial
 	if i == 3 {
 		if b := e.GroupBound(s.enc[0], s.enc[1]); b > lb {
-			lb, src = b, "relaxation"
+			lb, src = b, BoundRelaxation
 		}
 	}
 	for lb < s.enc[i] && time.Now().Before(end) && s.ctx.Err() == nil {
@@ -695,7 +698,7 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, strin
 			if !e.Exact {
 				return lb, src, nil // rounded memory proves nothing
 			}
-			lb, src = s.enc[i], "sat-unsat"
+			lb, src = s.enc[i], BoundSATUnsat
 		default:
 			return lb, src, nil
 		}

@@ -49,6 +49,9 @@ func TestEveryReplanProvesTheBruteForceOptimumOfWhatTheScenarioLeaves(t *testing
 				if r.Result.Objective != best || !r.Proved() {
 					t.Errorf("%s: re-plan %v (proved %v), brute force %v", sc.Name(), r.Result.Objective, r.Proved(), best)
 				}
+				if r.Result.Stop != StopProved {
+					t.Errorf("%s: re-plan stopped for %q, want %q", sc.Name(), r.Result.Stop, StopProved)
+				}
 				if rep := eval.Check(r.Pool, r.Result.Assignment); !rep.Valid || rep.Objective != r.Result.Objective {
 					t.Errorf("%s: eval valid %v objective %v (%v)", sc.Name(), rep.Valid, rep.Objective, rep.Violations)
 				}

@@ -16,6 +16,7 @@
 // messages: `null`, `boolean true`, `number 4.5`, `string "x"`,
 // `an array`, `an object`, with long numbers and strings shortened.
 //
-// The package has no notion of files or of any schema; callers wrap its
-// errors in their own types (package lloom's InputError, for instance).
+// The package has no notion of any schema; callers wrap its errors in
+// their own types (lloom's InputError, eval's PlanError), which print
+// through Message so that every parser's problems read alike.
 package jsonpos

@@ -2,7 +2,7 @@
 // original first-fit planner, and Improve, first-improvement local search
 // with ejections and seeded kicks (iterated local search). Package solver
 // starts from them (the warm start), polishes its level-4 incumbents
-// with them, and returns them alone for Options.Solver "greedy".
+// with them, and returns them alone when Options.Solver is solver.Greedy.
 //
 // The search cost is lexicographic: broken hard constraints first, then
 // the four objective levels, each term rounded as package eval rounds it
