@@ -9,7 +9,9 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"runtime"
 	"sort"
+	"strconv"
 	"time"
 
 	pbs "github.com/crillab/gophersat/solver"
@@ -376,9 +378,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 		}
 	}
 	w.cdcl = w.launch(cutoff, false)
-	if i < 3 || !fitsSparse(sr.rel) || len(sr.rel.rows) < pbOneWorkerRows {
-		// Level 4 of a large part: one worker, and a core for the LP
-		// and its cuts, which prove such parts where workers do not.
+	if pbSecondWorker(i, sr) {
 		w.launch(cutoff, true)
 	}
 	if len(w.runs) == 0 {
@@ -390,6 +390,29 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 // pbOneWorkerRows is the size of a presolved level-4 model (in rows) from
 // which the LP gets a core of its own: one worker runs, not two.
 const pbOneWorkerRows = 3000
+
+// pbSecondWorker says whether the cutting-planes worker runs beside the
+// clause-learning one. Levels 1-3 have no LP beside them. At level 4 the
+// LP and its cuts take a core; the second worker runs only where a core
+// is left for it, and never on a large part, where the LP is what
+// proves. On 2 cores, three busy processes made each slower: 24x60-tight's
+// clause-learning worker proved in 57 ms alone and 177 ms beside the LP
+// and the second worker.
+func pbSecondWorker(i int, sr *strongResult) bool {
+	if i < 3 || !fitsSparse(sr.rel) {
+		return true
+	}
+	return len(sr.rel.rows) < pbOneWorkerRows && pbCores() >= 3
+}
+
+// pbCores is the CPUs the solver may use (POOLSOLVE_PB_CORES overrides it,
+// for measuring one policy on a larger machine).
+func pbCores() int {
+	if n, err := strconv.Atoi(os.Getenv("POOLSOLVE_PB_CORES")); err == nil && n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
+}
 
 // launch starts one worker below cutoff; its id, or -1.
 func (w *pbLevel) launch(cutoff int64, cp bool) int {
