@@ -339,8 +339,10 @@ func (l *levelRun) lpFirst() error {
 	l.lpAsked = true
 	// A small part's LP takes milliseconds and often proves it: the
 	// workers (a process each) start after it there.
+	var pre *relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
+			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
 	}
@@ -353,7 +355,7 @@ func (l *levelRun) lpFirst() error {
 		x.run.progress(i, x.obj, max(l.lb, x.lpBound))
 		return pollErr != nil || l.lb >= l.ub
 	}
-	r, ok := strongLPUnless(x, i, l.ub-1, end, stop)
+	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, pre)
 	if pollErr != nil {
 		return pollErr
 	}

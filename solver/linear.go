@@ -125,7 +125,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 			}
 			return pollErr != nil || *lb >= *ub
 		}
-		sr, ok := strongLPUnless(x, i, *ub-1, end, stop)
+		sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
 		if pollErr != nil {
 			return pollErr
 		}

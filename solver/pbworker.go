@@ -373,7 +373,11 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pbMsg, 256),
 		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
 	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
-		if job, r, off, ok := x.canonicalJob(); ok {
+		var pre *relaxation
+		if sr.uncut {
+			pre = sr.rel
+		}
+		if job, r, off, ok := x.canonicalJobOf(pre); ok {
 			x.canon = &canonAhead{job: job, rel: r, offset: off}
 		}
 	}
@@ -663,12 +667,20 @@ func (x *exact) canonicalPB() (model.Assignment, bool) {
 // model with every level at the incumbent's values, the first model of
 // the cutting-planes search; its relaxation and objective offset.
 func (x *exact) canonicalJob() (*pbJob, *relaxation, int64, bool) {
-	r := newRelaxation(x, 3)
-	r.propagate(x.run.deadline)
-	if r.dead {
-		return nil, nil, 0, false
+	return x.canonicalJobOf(nil)
+}
+
+// canonicalJobOf is canonicalJob on r, level 4's presolved model when
+// the caller has it (the job only reads it), else built here.
+func (x *exact) canonicalJobOf(r *relaxation) (*pbJob, *relaxation, int64, bool) {
+	if r == nil {
+		r = newRelaxation(x, 3)
+		r.propagate(x.run.deadline)
+		if r.dead {
+			return nil, nil, 0, false
+		}
+		r.substitute()
 	}
-	r.substitute()
 	offset := r.constant + x.e.Linear.Offsets[3]
 	job := pbJobFor(r, x.obj[3], offset, nil)
 	job.First, job.CuttingPlanes = true, true

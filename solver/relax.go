@@ -64,6 +64,16 @@ type relaxation struct {
 	assumed  map[z.Var]bool // the assumptions, true, substituted out
 }
 
+// clone is r for a second user that adds rows (the cut loop): the rows
+// list, objective and bounds are its own, the rows themselves shared
+// (no step changes a row in place once presolve ended).
+func (r *relaxation) clone() *relaxation {
+	c := *r
+	c.rows = slices.Clone(r.rows)
+	c.c, c.lo, c.hi = slices.Clone(r.c), slices.Clone(r.lo), slices.Clone(r.hi)
+	return &c
+}
+
 // newRelaxation builds level i's model from the encoding's linear
 // mirror, with the assumptions true and the earlier levels at the
 // incumbent's values (they are frozen there).
@@ -457,6 +467,9 @@ type strongResult struct {
 	rounds int
 	cuts   int
 	rel    *relaxation // the presolved rows and cuts, for the PB worker
+	// uncut says rel is the presolved model alone (presolved's result),
+	// which the canonical job and the LP may start from.
+	uncut bool
 	// loop is the sparse LP with its cuts, solved: branch and cut goes
 	// on from it.
 	loop *cutLoop
@@ -542,22 +555,24 @@ func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []irow {
 // reduced costs for fixing. It reports false when the model is too large
 // for the dense simplex or time is short.
 func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool) {
-	return relax(x, i, cutoff, end, true, nil)
+	return relax(x, i, cutoff, end, true, nil, nil)
 }
 
 // strongLPUnless is strongLP that gives up between rounds once stop says
-// so (the PB workers proved the level meanwhile).
-func strongLPUnless(x *exact, i int, cutoff int64, end time.Time, stop func() bool) (strongResult, bool) {
-	return relax(x, i, cutoff, end, true, stop)
+// so (the PB workers proved the level meanwhile). pre, when not nil, is
+// the level's presolved model (from presolved), which it then need not
+// build again.
+func strongLPUnless(x *exact, i int, cutoff int64, end time.Time, stop func() bool, pre *relaxation) (strongResult, bool) {
+	return relax(x, i, cutoff, end, true, stop, pre)
 }
 
 // presolved is level i's presolved model alone, without the LP: what
 // the PB workers start on while the LP is solved.
 func presolved(x *exact, i int, end time.Time) (strongResult, bool) {
-	return relax(x, i, 0, end, false, nil)
+	return relax(x, i, 0, end, false, nil, nil)
 }
 
-func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func() bool) (strongResult, bool) {
+func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func() bool, pre *relaxation) (strongResult, bool) {
 	var out strongResult
 	if x.run != nil {
 		// An interrupted solve stops the LP as its deadline would.
@@ -569,12 +584,17 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	}
 	budget := min(time.Until(end)*3/4, strongMaxTime)
 	deadline := time.Now().Add(budget)
-	r := newRelaxation(x, i)
-	r.propagate(deadline)
-	if r.dead {
-		return out, false
+	var r *relaxation
+	if pre != nil {
+		r = pre.clone()
+	} else {
+		r = newRelaxation(x, i)
+		r.propagate(deadline)
+		if r.dead {
+			return out, false
+		}
+		r.substitute()
 	}
-	r.substitute()
 	if d := os.Getenv("POOLSOLVE_DUMP_RELAX"); d != "" && withLP {
 		r.dumpLP(fmt.Sprintf("%s-l%d-%d.lp", d, i+1, len(r.rows)))
 	}
@@ -588,6 +608,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	out.bound, out.lp = math.MinInt64, math.Inf(-1)
 	if !withLP || m == 0 {
 		// The presolved model alone, for the PB workers.
+		out.uncut = true
 		return out, true
 	}
 	if fitsSparse(r) {
