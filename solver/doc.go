@@ -122,7 +122,8 @@
 //
 // pbworker.go runs gophersat, whose CDCL propagates weight constraints
 // natively, on the presolved model below the incumbent: one worker with
-// clause learning and one with cutting planes. On parts too large to
+// clause learning and, where a third core is free for it beside the LP
+// (pbSecondWorker), one with cutting planes. On parts too large to
 // start at once they run from the level's start, beside the LP; the LP's
 // reduced-cost fixings and knapsack restart the clause-learning worker,
 // as does every better incumbent. Every streamed model is decoded,
@@ -215,15 +216,16 @@
 // neighbourhoods, the warm start's ties, the LP's cost perturbation)
 // comes from PCG generators with fixed seeds.
 //
-// # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s, 2 shared cores)
+// # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s limit, 2 vCPUs, idle)
 //
-//	size   vars  clauses  levels proved  time         level 4
-//	3x10    241   29,830  4 of 4         0.2-0.7 s    optimal
-//	8x20    594  123,083  3 of 4         4.6 s        bounded, gap 0.55 (the 1939 optimum takes 27 s to prove)
-//	24x60  1284  409,157  3 of 4         5.0 s        bounded, gap 0.70
+//	size   vars  clauses  levels proved  time
+//	3x10    241      457  4 of 4          97 ms
+//	8x20    594    1,126  4 of 4          45 ms
+//	24x60  1284    2,593  4 of 4         178 ms
 //
-// Clauses include the level-4 diagrams; the hard constraints alone are
-// 407, 1,067 and 2,178 clauses (BenchmarkEncode in package encode). The
-// gaps are mostly the weakness of the level-4 lower bound: with 60 s the
-// 8x20 pool's level 4 goes from about 1998 to a proved 1939.
+// Clauses are the hard constraints and the diagrams built; before the
+// sparse LP, its cuts and branch and cut (2026-12-01) these pools ended
+// at 5 s with level 4 bounded (gaps of 55% and 70% on 8x20 and 24x60).
+// The bench suite's figures against CBC, HiGHS and clasp are in
+// docs/benchmarks.md.
 package solver
