@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/poolsolve/poolsolve/internal/deepcopy"
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
@@ -498,52 +499,5 @@ func redactFlags(args []string) []string {
 // deepCopy copies v and everything it points to, so the copy can be
 // changed without touching v.
 func deepCopy[T any](v T) T {
-	return copyValue(reflect.ValueOf(&v).Elem()).Interface().(T)
-}
-
-func copyValue(v reflect.Value) reflect.Value {
-	switch v.Kind() {
-	case reflect.Pointer:
-		if v.IsNil() {
-			return reflect.Zero(v.Type())
-		}
-		n := reflect.New(v.Type().Elem())
-		n.Elem().Set(copyValue(v.Elem()))
-		return n
-	case reflect.Slice:
-		if v.IsNil() {
-			return reflect.Zero(v.Type())
-		}
-		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-		for i := range v.Len() {
-			n.Index(i).Set(copyValue(v.Index(i)))
-		}
-		return n
-	case reflect.Map:
-		if v.IsNil() {
-			return reflect.Zero(v.Type())
-		}
-		n := reflect.MakeMapWithSize(v.Type(), v.Len())
-		for it := v.MapRange(); it.Next(); {
-			n.SetMapIndex(it.Key(), copyValue(it.Value()))
-		}
-		return n
-	case reflect.Struct:
-		n := reflect.New(v.Type()).Elem()
-		n.Set(v)
-		for i := range v.NumField() {
-			if n.Field(i).CanSet() {
-				n.Field(i).Set(copyValue(v.Field(i)))
-			}
-		}
-		return n
-	case reflect.Interface:
-		if v.IsNil() {
-			return reflect.Zero(v.Type())
-		}
-		n := reflect.New(v.Type()).Elem()
-		n.Set(copyValue(v.Elem()))
-		return n
-	}
-	return v
+	return deepcopy.Copy(v)
 }

@@ -1,10 +1,11 @@
 package printable
 
 import (
-	"reflect"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/poolsolve/poolsolve/internal/deepcopy"
 )
 
 // String escapes what a terminal would act on: control characters (line
@@ -50,62 +51,5 @@ func escape(s string, keepNewlines bool) string {
 // alike, and a renderer looks things up by them), and so do unexported
 // fields.
 func Copy[T any](v T) T {
-	return escapeValue(reflect.ValueOf(&v).Elem()).Interface().(T)
-}
-
-func escapeValue(v reflect.Value) reflect.Value {
-	switch v.Kind() {
-	case reflect.String:
-		n := reflect.New(v.Type()).Elem()
-		n.SetString(String(v.String()))
-		return n
-	case reflect.Pointer:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.New(v.Type().Elem())
-		n.Elem().Set(escapeValue(v.Elem()))
-		return n
-	case reflect.Interface:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.New(v.Type()).Elem()
-		n.Set(escapeValue(v.Elem()))
-		return n
-	case reflect.Slice:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.MakeSlice(v.Type(), v.Len(), v.Len())
-		for i := range v.Len() {
-			n.Index(i).Set(escapeValue(v.Index(i)))
-		}
-		return n
-	case reflect.Array:
-		n := reflect.New(v.Type()).Elem()
-		for i := range v.Len() {
-			n.Index(i).Set(escapeValue(v.Index(i)))
-		}
-		return n
-	case reflect.Map:
-		if v.IsNil() {
-			return v
-		}
-		n := reflect.MakeMapWithSize(v.Type(), v.Len())
-		for it := v.MapRange(); it.Next(); {
-			n.SetMapIndex(it.Key(), escapeValue(it.Value()))
-		}
-		return n
-	case reflect.Struct:
-		n := reflect.New(v.Type()).Elem()
-		n.Set(v)
-		for i := range v.NumField() {
-			if n.Field(i).CanSet() {
-				n.Field(i).Set(escapeValue(v.Field(i)))
-			}
-		}
-		return n
-	}
-	return v
+	return deepcopy.Map(v, String)
 }
