@@ -55,21 +55,6 @@ func TestFigureUnits(t *testing.T) {
 	}
 }
 
-// finePool is issue 9's reproduction: gb-a plans budget - 4 GiB of
-// headroom; a keepWarm lane of keep GiB and a lane of fine GiB may only
-// run there (gb-b, 32 - 8 - 4 = 20 GiB, is too small for either).
-func finePool(budget, keep, fine float64) *model.Pool {
-	return pooltest.New(
-		pooltest.Node("gb-a", 128, pooltest.BudgetGb(budget)),
-		pooltest.Node("gb-b", 32),
-		pooltest.Variant("keep", keep, pooltest.On("gb-a"), pooltest.On("gb-b"), pooltest.Perf(500, 0)),
-		pooltest.Variant("fine", fine, pooltest.On("gb-a"), pooltest.On("gb-b"), pooltest.Perf(500, 0)),
-		pooltest.PinLane("keep", model.Always),
-		pooltest.Alias("chat", 10, "keep"),
-		pooltest.Alias("code", 10, "fine"),
-	)
-}
-
 // bothOnA is the hand plan of the issue: keep always and fine with the
 // given residency, both on gb-a, each alias served by its lane.
 func bothOnA(res model.Residency) model.Assignment {
@@ -100,43 +85,43 @@ func TestMemoryFitsAsTheEvaluatorReadsIt(t *testing.T) {
 	}{
 		{
 			name: "a keepWarm lane of 56.1111111 GiB and a preferred one of 40.2222222 fill 96.3333333 exactly",
-			pool: finePool(100.3333333, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(100.3333333, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
 		},
 		{
 			name: "one ten-millionth of a GiB less budget refuses the same pair",
-			pool: finePool(100.3333332, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: false,
+			pool: pooltest.FineMemory(100.3333332, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: false,
 		},
 		{
 			name: "float noise in the sum changes nothing: 60.1 and 36.2 fill 96.3",
-			pool: finePool(100.3, 60.1, 36.2), wantScale: 10, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(100.3, 60.1, 36.2), wantScale: 10, wantExact: true, wantHand: true,
 		},
 		{
 			name: "whole GiB still count in whole GiB",
-			pool: finePool(100, 56, 40), wantScale: 1, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(100, 56, 40), wantScale: 1, wantExact: true, wantHand: true,
 		},
 		{
 			name: "a budget far past the cap holds both lanes, counted exactly",
-			pool: finePool(1e300, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(1e300, 56.1111111, 40.2222222), wantScale: 1e7, wantExact: true, wantHand: true,
 		},
 		{
 			name: "more than 2^50 GiB of draws on one domain are counted soundly and say so",
-			pool: finePool(1e300, 1e15, 1e15), wantScale: 1, wantExact: false, wantHand: true,
+			pool: pooltest.FineMemory(1e300, 1e15, 1e15), wantScale: 1, wantExact: false, wantHand: true,
 		},
 		{
 			name: "an infinite draw never fits, not even an infinite budget",
-			pool: finePool(math.Inf(1), 56, math.Inf(1)), wantScale: 1, wantExact: true, wantHand: false,
+			pool: pooltest.FineMemory(math.Inf(1), 56, math.Inf(1)), wantScale: 1, wantExact: true, wantHand: false,
 		},
 		{
 			name: "a negative draw counts as zero",
-			pool: finePool(60, 56, -5), wantScale: 1, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(60, 56, -5), wantScale: 1, wantExact: true, wantHand: true,
 		},
 		{
 			name: "thirteen decimals on a 100 GiB domain still count exactly, just under the cap",
-			pool: finePool(100.3333333333333, 56.1111111111111, 40.2222222222222), wantScale: 1e13, wantExact: true, wantHand: true,
+			pool: pooltest.FineMemory(100.3333333333333, 56.1111111111111, 40.2222222222222), wantScale: 1e13, wantExact: true, wantHand: true,
 		},
 		{
 			name: "figures finer than the cap allows are rounded up and say so",
-			pool: finePool(100.33333333333333, 56.11111111111111, 40.22222222222222), wantScale: 1e13, wantExact: false, wantHand: true,
+			pool: pooltest.FineMemory(100.33333333333333, 56.11111111111111, 40.22222222222222), wantScale: 1e13, wantExact: false, wantHand: true,
 		},
 	}
 	for _, tc := range tests {

@@ -11,21 +11,6 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 )
 
-// finePool is issue 9's reproduction: gb-a plans budget - 4 GiB of
-// headroom; a keepWarm lane of keep GiB and a lane of fine GiB may only
-// run there (gb-b, 32 - 8 - 4 = 20 GiB, is too small for either).
-func finePool(budget, keep, fine float64) *model.Pool {
-	return pooltest.New(
-		pooltest.Node("gb-a", 128, pooltest.BudgetGb(budget)),
-		pooltest.Node("gb-b", 32),
-		pooltest.Variant("keep", keep, pooltest.On("gb-a"), pooltest.On("gb-b"), pooltest.Perf(500, 0)),
-		pooltest.Variant("fine", fine, pooltest.On("gb-a"), pooltest.On("gb-b"), pooltest.Perf(500, 0)),
-		pooltest.PinLane("keep", model.Always),
-		pooltest.Alias("chat", 10, "keep"),
-		pooltest.Alias("code", 10, "fine"),
-	)
-}
-
 // Memory figures of any precision give the true optimum, and every level
 // status tells the truth: with exact memory each level is proved; where
 // figures are too fine to count exactly, no level is proved by an UNSAT
@@ -38,13 +23,13 @@ func TestFineMemoryFiguresGiveTheTrueOptimumAndTruthfulStatus(t *testing.T) {
 		wantExact bool
 	}{
 		{"a keepWarm lane of 56.1111111 GiB and a preferred one of 40.2222222 fill 96.3333333 exactly",
-			finePool(100.3333333, 56.1111111, 40.2222222), true},
+			pooltest.FineMemory(100.3333333, 56.1111111, 40.2222222), true},
 		{"one ten-millionth of a GiB less budget leaves the second lane out, proved",
-			finePool(100.3333332, 56.1111111, 40.2222222), true},
+			pooltest.FineMemory(100.3333332, 56.1111111, 40.2222222), true},
 		{"figures too fine to count exactly still give a verified plan with honest levels",
-			finePool(100.33333333333333, 56.11111111111111, 40.22222222222222), false},
+			pooltest.FineMemory(100.33333333333333, 56.11111111111111, 40.22222222222222), false},
 		{"figures too fine to count exactly and a pair that does not fit: level 1 is bounded, not proved by the rounding",
-			finePool(100.33333333333332, 56.11111111111111, 40.22222222222222), false},
+			pooltest.FineMemory(100.33333333333332, 56.11111111111111, 40.22222222222222), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

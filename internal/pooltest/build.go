@@ -384,3 +384,19 @@ func PinRoute(alias string, members ...string) Part {
 
 // Settings adjusts the settings; budgets use the final headroom.
 func Settings(f func(*model.Settings)) Part { return func(b *builder) { f(&b.pool.Settings) } }
+
+// FineMemory is issue 9's reproduction of memory figures finer than the
+// encoding's units: gb-a plans budget - 4 GiB of headroom; a keepWarm
+// lane of keep GiB and a lane of fine GiB may only run there (gb-b,
+// 32 - 8 - 4 = 20 GiB, is too small for either).
+func FineMemory(budget, keep, fine float64) *model.Pool {
+	return New(
+		Node("gb-a", 128, BudgetGb(budget)),
+		Node("gb-b", 32),
+		Variant("keep", keep, On("gb-a"), On("gb-b"), Perf(500, 0)),
+		Variant("fine", fine, On("gb-a"), On("gb-b"), Perf(500, 0)),
+		PinLane("keep", model.Always),
+		Alias("chat", 10, "keep"),
+		Alias("code", 10, "fine"),
+	)
+}
