@@ -1,10 +1,12 @@
 package solver
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 
@@ -354,4 +356,23 @@ func shortOr(n, short uint64) uint64 {
 		return short
 	}
 	return n
+}
+
+func TestEveryBoundSourceIsDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../docs/plan-json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema, err := os.ReadFile("../docs/schema/plan.schema.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []BoundSource{BoundSATUnsat, BoundLP, BoundBranchAndCut, BoundLagrangian, BoundPB, BoundReducedCost, BoundRelaxation, BoundTrivial} {
+		if !bytes.Contains(doc, []byte("`"+string(s)+"`")) {
+			t.Errorf("docs/plan-json.md does not name the bound source %q", s)
+		}
+		if !bytes.Contains(schema, []byte(string(s))) {
+			t.Errorf("docs/schema/plan.schema.json does not name the bound source %q", s)
+		}
+	}
 }
