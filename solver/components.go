@@ -179,130 +179,189 @@ func (g *partGraph) whole() component {
 // parts builds a pool per connected component, largest first; false when
 // a pin spans two parts (the caller keeps the pool whole).
 func (g *partGraph) parts() ([]component, bool) {
-	p, ix, nv, nn, srcs := g.p, g.ix, g.nv, g.nn, g.srcs
-	// Roots in element order give parts in a stable order.
+	s := g.newPartSplit()
+	s.addNodes()
+	s.addVariants()
+	s.addSources()
+	if !s.addPins() {
+		return nil, false
+	}
+	s.addModelsAndCurrent()
+	return s.components(), true
+}
+
+// partSplit is the pool being cut into parts: which part each node,
+// variant and source went to, and what each part holds so far.
+type partSplit struct {
+	g                          *partGraph
+	parts                      []*model.Pool
+	counts                     []component
+	nodePart, varPart, srcPart []int
+	// modelsOf: the models each part's variants, sources and pins name.
+	modelsOf []map[string]bool
+	// directIn: the part holding each model's direct source.
+	directIn map[string]int
+}
+
+// newPartSplit numbers the parts by their roots in element order (nodes,
+// variants, sources), which gives parts a stable order.
+func (g *partGraph) newPartSplit() *partSplit {
+	p, nv, nn := g.p, g.nv, g.nn
+	s := &partSplit{g: g, directIn: map[string]int{}}
 	partOf := map[int]int{}
-	var parts []*model.Pool
-	var counts []component
 	part := func(el int) int {
 		r := g.find(el)
 		i, ok := partOf[r]
 		if !ok {
-			i = len(parts)
+			i = len(s.parts)
 			partOf[r] = i
-			parts = append(parts, &model.Pool{Settings: p.Settings})
-			counts = append(counts, component{})
+			s.parts = append(s.parts, &model.Pool{Settings: p.Settings})
+			s.counts = append(s.counts, component{})
 		}
 		return i
 	}
-	nodePart := make([]int, nn)
+	s.nodePart = make([]int, nn)
 	for ni := range p.Nodes {
-		nodePart[ni] = part(nv + ni)
+		s.nodePart[ni] = part(nv + ni)
 	}
-	varPart := make([]int, nv)
+	s.varPart = make([]int, nv)
 	for vi := range p.Variants {
-		varPart[vi] = part(vi)
+		s.varPart[vi] = part(vi)
 	}
-	srcPart := make([]int, len(srcs))
-	for si := range srcs {
-		srcPart[si] = part(nv + nn + si)
+	s.srcPart = make([]int, len(g.srcs))
+	for si := range g.srcs {
+		s.srcPart[si] = part(nv + nn + si)
 	}
+	s.modelsOf = make([]map[string]bool, len(s.parts))
+	for i := range s.modelsOf {
+		s.modelsOf[i] = map[string]bool{}
+	}
+	return s
+}
+
+// addNodes gives each part its nodes and the links between them.
+func (s *partSplit) addNodes() {
+	p, ix := s.g.p, s.g.ix
 	for ni, n := range p.Nodes {
-		parts[nodePart[ni]].Nodes = append(parts[nodePart[ni]].Nodes, n)
-		counts[nodePart[ni]].size++
+		s.parts[s.nodePart[ni]].Nodes = append(s.parts[s.nodePart[ni]].Nodes, n)
+		s.counts[s.nodePart[ni]].size++
 	}
 	for _, l := range p.Links {
 		a, okA := ix.Node[l.A]
 		b, okB := ix.Node[l.B]
-		if okA && okB && nodePart[a] == nodePart[b] {
-			parts[nodePart[a]].Links = append(parts[nodePart[a]].Links, l)
+		if okA && okB && s.nodePart[a] == s.nodePart[b] {
+			s.parts[s.nodePart[a]].Links = append(s.parts[s.nodePart[a]].Links, l)
 		}
 	}
+}
+
+// addVariants gives each part its variants and notes the models they serve.
+func (s *partSplit) addVariants() {
+	p := s.g.p
 	for vi, v := range p.Variants {
-		parts[varPart[vi]].Variants = append(parts[varPart[vi]].Variants, v)
-		counts[varPart[vi]].size++
-	}
-	modelsOf := make([]map[string]bool, len(parts))
-	for i := range modelsOf {
-		modelsOf[i] = map[string]bool{}
+		s.parts[s.varPart[vi]].Variants = append(s.parts[s.varPart[vi]].Variants, v)
+		s.counts[s.varPart[vi]].size++
 	}
 	for vi, v := range p.Variants {
 		for _, m := range v.Models {
-			modelsOf[varPart[vi]][m] = true
+			s.modelsOf[s.varPart[vi]][m] = true
 		}
 		for _, m := range p.Models {
 			if slices.Contains(m.Variants, v.ID) {
-				modelsOf[varPart[vi]][m.ID] = true
+				s.modelsOf[s.varPart[vi]][m.ID] = true
 			}
 		}
 	}
-	directIn := map[string]int{}
-	for si, s := range srcs {
-		pi := srcPart[si]
-		counts[pi].size++
-		counts[pi].sources++
-		for _, m := range s.cands {
-			modelsOf[pi][m] = true
+}
+
+// addSources gives each part its aliases and notes where each model's
+// direct source went.
+func (s *partSplit) addSources() {
+	p := s.g.p
+	for si, src := range s.g.srcs {
+		pi := s.srcPart[si]
+		s.counts[pi].size++
+		s.counts[pi].sources++
+		for _, m := range src.cands {
+			s.modelsOf[pi][m] = true
 		}
-		if s.alias >= 0 {
-			parts[pi].Aliases = append(parts[pi].Aliases, p.Aliases[s.alias])
+		if src.alias >= 0 {
+			s.parts[pi].Aliases = append(s.parts[pi].Aliases, p.Aliases[src.alias])
 		} else {
-			directIn[p.Models[s.model].ID] = pi
+			s.directIn[p.Models[src.model].ID] = pi
 		}
 	}
-	for _, pin := range p.Pins {
+}
+
+// addPins gives each pin to the part of its lane or alias; false when
+// they are in two parts or it names neither.
+func (s *partSplit) addPins() bool {
+	g := s.g
+	for _, pin := range g.p.Pins {
 		pi := -1
-		if vi, ok := ix.Variant[pin.Variant]; ok && pin.Variant != "" {
-			pi = varPart[vi]
+		if vi, ok := g.ix.Variant[pin.Variant]; ok && pin.Variant != "" {
+			pi = s.varPart[vi]
 		}
-		if si, ok := g.srcIx[pin.Alias]; ok && pin.Alias != "" && srcs[si].alias >= 0 {
-			if pi >= 0 && pi != srcPart[si] {
-				return nil, false // a pin on a lane and a route of two parts
+		if si, ok := g.srcIx[pin.Alias]; ok && pin.Alias != "" && g.srcs[si].alias >= 0 {
+			if pi >= 0 && pi != s.srcPart[si] {
+				return false // a pin on a lane and a route of two parts
 			}
-			pi = srcPart[si]
+			pi = s.srcPart[si]
 			for _, m := range pin.Route {
-				modelsOf[pi][m] = true
+				s.modelsOf[pi][m] = true
 			}
 		}
 		if pi < 0 {
-			return nil, false
+			return false
 		}
-		parts[pi].Pins = append(parts[pi].Pins, pin)
+		s.parts[pi].Pins = append(s.parts[pi].Pins, pin)
 	}
-	for pi, pp := range parts {
+	return true
+}
+
+// addModelsAndCurrent gives each part the models it names and the
+// current lanes and routes of its variants and aliases.
+func (s *partSplit) addModelsAndCurrent() {
+	g := s.g
+	p, ix := g.p, g.ix
+	for pi, pp := range s.parts {
 		for _, m := range p.Models {
-			if !modelsOf[pi][m.ID] {
+			if !s.modelsOf[pi][m.ID] {
 				continue
 			}
 			// A part keeps a model's direct demand only when its own
 			// source is there, so that no source counts twice.
-			if at, ok := directIn[m.ID]; !ok || at != pi {
+			if at, ok := s.directIn[m.ID]; !ok || at != pi {
 				m.DirectDemand, m.Required = 0, false
 			}
 			pp.Models = append(pp.Models, m)
 		}
 		for _, cl := range p.Current.Lanes {
-			if vi, ok := ix.Variant[cl.Variant]; ok && varPart[vi] == pi {
+			if vi, ok := ix.Variant[cl.Variant]; ok && s.varPart[vi] == pi {
 				pp.Current.Lanes = append(pp.Current.Lanes, cl)
 			}
 		}
 		for _, cr := range p.Current.Routes {
-			if si, ok := g.srcIx[cr.Alias]; ok && srcs[si].alias >= 0 && srcPart[si] == pi {
+			if si, ok := g.srcIx[cr.Alias]; ok && g.srcs[si].alias >= 0 && s.srcPart[si] == pi {
 				pp.Current.Routes = append(pp.Current.Routes, cr)
 			}
 		}
 	}
+}
+
+// components returns the parts that decide something, largest first.
+func (s *partSplit) components() []component {
 	var out []component
-	for pi, pp := range parts {
+	for pi, pp := range s.parts {
 		// A part of bare nodes decides nothing and costs nothing.
-		if len(pp.Variants) == 0 && counts[pi].sources == 0 && len(pp.Pins) == 0 {
+		if len(pp.Variants) == 0 && s.counts[pi].sources == 0 && len(pp.Pins) == 0 {
 			continue
 		}
 		pp.Sort()
-		out = append(out, component{pool: pp, sources: counts[pi].sources, size: counts[pi].size})
+		out = append(out, component{pool: pp, sources: s.counts[pi].sources, size: s.counts[pi].size})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].size > out[j].size })
-	return out, true
+	return out
 }
 
 // restrict keeps the lanes and routes of a plan that belong to part q.

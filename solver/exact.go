@@ -441,104 +441,163 @@ func (l *levelRun) askLP() {
 // growing cap, LNS and the LP between them; at level 4 the diagram's
 // resolution coarsens when it grows too large.
 func (l *levelRun) giniSearch() error {
-	x, i, end := l.x, l.i, l.end
-	searchEnd := l.giniEnd
-	b := &bounder{x: x, i: i, delta: 1}
-	bl, ok := b.search(l.ub - 1)
+	x := l.x
+	g := &giniRun{b: &bounder{x: x, i: l.i, delta: 1}, end: l.giniEnd}
+	g.bl, g.ok = g.b.search(l.ub - 1)
 	x.seed()
-	// A cheap probe at the lower bound: the optimum is often there.
-	if pl, ok := b.search(l.lb); ok {
-		switch x.try(probeTry, pl...) {
-		case 1:
-			if _, err := x.decodeSAT(); err != nil {
-				return err
-			}
-			l.ub = x.obj[i]
-		case -1:
-			if b.proves() {
-				l.lb, l.src = l.lb+1, BoundSATUnsat
-			}
-		}
+	if err := l.probeLowerBound(g.b); err != nil {
+		return err
 	}
-	if l.lb < l.ub && ok {
-		bl, ok = b.search(l.ub - 1)
+	if l.lb < l.ub && g.ok {
+		g.bl, g.ok = g.b.search(l.ub - 1)
 	}
 	cap := fullTryMin
-	for ok && l.lb < l.ub && time.Now().Before(searchEnd) && x.run.ctx.Err() == nil {
-		before := l.ub
-		if err := l.poll(end, false); err != nil {
+	for g.ok && l.lb < l.ub && time.Now().Before(g.end) && x.run.ctx.Err() == nil {
+		next, err := l.giniTry(g, cap)
+		if err != nil {
 			return err
 		}
-		if l.lb >= l.ub {
+		if next == giniStop {
 			break
 		}
-		if l.ub < before {
-			if bl, ok = b.search(l.ub - 1); !ok {
-				break
-			}
-		}
-		x.run.progress(i, x.obj, l.lb)
-		r := x.tryUntil(searchEnd, l.pw.capTry(cap), bl...)
-		if r == 1 {
-			if _, err := x.decodeSAT(); err != nil {
-				return err
-			}
-			l.ub = x.obj[i]
-			l.pw.improved(l.ub)
-			if l.lb < l.ub {
-				bl, ok = b.search(l.ub - 1)
-			}
+		if next == giniAgain {
 			continue
-		}
-		if r == -1 {
-			if b.proves() {
-				l.lb, l.src = l.ub, BoundSATUnsat
-				continue
-			}
-			if b.exact() {
-				break // rounded memory holds nothing better; nothing proved
-			}
-			// The coarse restriction found nothing better: the coarse
-			// relaxation either proves the incumbent or asks for a finer
-			// resolution.
-			if rl, rok := b.relax(l.ub - 1); rok {
-				switch x.tryUntil(searchEnd, cap, rl...) {
-				case -1:
-					if x.e.Exact {
-						l.lb, l.src = l.ub, BoundSATUnsat
-						continue
-					}
-				case 1:
-					if _, err := x.decodeSAT(); err != nil {
-						return err
-					}
-					l.ub = x.obj[i]
-				}
-			}
-			if l.lb < l.ub && b.refine() {
-				bl, ok = b.search(l.ub - 1)
-				continue
-			}
 		}
 		// Timed out (or nothing finer to try): a bound from the LP, a few
 		// neighbourhood searches, then a longer try.
 		l.askLP()
-		for range 4 {
-			if !time.Now().Before(searchEnd) || l.lb >= l.ub || x.run.ctx.Err() != nil {
-				break
-			}
-			improved, err := x.lns(i, searchEnd, bl)
-			if err != nil {
-				return err
-			}
-			if improved {
-				l.ub = x.obj[i]
-				if l.lb < l.ub {
-					bl, ok = b.search(l.ub - 1)
-				}
-			}
+		if err := l.giniLNS(g); err != nil {
+			return err
 		}
 		cap = min(2*cap, fullTryMax)
+	}
+	return nil
+}
+
+// giniRun is giniSearch's state: the bound literals bl below the
+// incumbent (ok when the diagram could be built), searched until end.
+type giniRun struct {
+	b   *bounder
+	bl  []z.Lit
+	ok  bool
+	end time.Time
+}
+
+// giniNext is what giniSearch does after a try.
+type giniNext int
+
+const (
+	giniAgain giniNext = iota // try again at the same cap
+	giniStop                  // stop searching
+	giniWiden                 // ask the LP and LNS, then try with a larger cap
+)
+
+// probeLowerBound is a cheap try at the lower bound: the optimum is
+// often there.
+func (l *levelRun) probeLowerBound(b *bounder) error {
+	x := l.x
+	pl, ok := b.search(l.lb)
+	if !ok {
+		return nil
+	}
+	switch x.try(probeTry, pl...) {
+	case 1:
+		if _, err := x.decodeSAT(); err != nil {
+			return err
+		}
+		l.ub = x.obj[l.i]
+	case -1:
+		if b.proves() {
+			l.lb, l.src = l.lb+1, BoundSATUnsat
+		}
+	}
+	return nil
+}
+
+// giniTry takes the workers' news, then tries for a plan below the
+// incumbent with the given cap.
+func (l *levelRun) giniTry(g *giniRun, cap time.Duration) (giniNext, error) {
+	x, i := l.x, l.i
+	before := l.ub
+	if err := l.poll(l.end, false); err != nil {
+		return giniStop, err
+	}
+	if l.lb >= l.ub {
+		return giniStop, nil
+	}
+	if l.ub < before {
+		if g.bl, g.ok = g.b.search(l.ub - 1); !g.ok {
+			return giniStop, nil
+		}
+	}
+	x.run.progress(i, x.obj, l.lb)
+	switch x.tryUntil(g.end, l.pw.capTry(cap), g.bl...) {
+	case 1:
+		if _, err := x.decodeSAT(); err != nil {
+			return giniStop, err
+		}
+		l.ub = x.obj[i]
+		l.pw.improved(l.ub)
+		if l.lb < l.ub {
+			g.bl, g.ok = g.b.search(l.ub - 1)
+		}
+		return giniAgain, nil
+	case -1:
+		return l.giniRefuted(g, cap)
+	}
+	return giniWiden, nil
+}
+
+// giniRefuted follows a try that found nothing below the incumbent: a
+// proof when the diagram is exact, else the coarse relaxation either
+// proves the incumbent or asks for a finer resolution.
+func (l *levelRun) giniRefuted(g *giniRun, cap time.Duration) (giniNext, error) {
+	x, i := l.x, l.i
+	if g.b.proves() {
+		l.lb, l.src = l.ub, BoundSATUnsat
+		return giniAgain, nil
+	}
+	if g.b.exact() {
+		return giniStop, nil // rounded memory holds nothing better; nothing proved
+	}
+	if rl, rok := g.b.relax(l.ub - 1); rok {
+		switch x.tryUntil(g.end, cap, rl...) {
+		case -1:
+			if x.e.Exact {
+				l.lb, l.src = l.ub, BoundSATUnsat
+				return giniAgain, nil
+			}
+		case 1:
+			if _, err := x.decodeSAT(); err != nil {
+				return giniStop, err
+			}
+			l.ub = x.obj[i]
+		}
+	}
+	if l.lb < l.ub && g.b.refine() {
+		g.bl, g.ok = g.b.search(l.ub - 1)
+		return giniAgain, nil
+	}
+	return giniWiden, nil
+}
+
+// giniLNS runs up to four neighbourhood searches below the incumbent.
+func (l *levelRun) giniLNS(g *giniRun) error {
+	x, i := l.x, l.i
+	for range 4 {
+		if !time.Now().Before(g.end) || l.lb >= l.ub || x.run.ctx.Err() != nil {
+			break
+		}
+		improved, err := x.lns(i, g.end, g.bl)
+		if err != nil {
+			return err
+		}
+		if improved {
+			l.ub = x.obj[i]
+			if l.lb < l.ub {
+				g.bl, g.ok = g.b.search(l.ub - 1)
+			}
+		}
 	}
 	return nil
 }

@@ -122,23 +122,70 @@ type shifted struct {
 }
 
 // cut derives the GMI cut of the tableau row at basis position pos
-// (basic column b) and reports it when xs violates it.
+// (basic column b) and reports it when xs violates it. Each step below
+// either succeeds exactly or drops the cut.
 func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 	defer g.reset()
-	r, n := g.r, g.n
+	P, ok := g.multipliers(pos)
+	if !ok || !g.combine(P) {
+		return irow{}, false
+	}
+	D, flip, ok := g.basicCoef(b)
+	if !ok {
+		return irow{}, false
+	}
+	s := gmiShift{flip: flip}
+	if !g.shiftColumns(&s, b, xs) || !g.shiftRows(&s, P) {
+		return irow{}, false
+	}
+	F0, ok := s.beta.floorMod(D)
+	if !ok || float64(F0) < gmiMinFrac*float64(D) || float64(F0) > (1-gmiMinFrac)*float64(D) {
+		return irow{}, false
+	}
+	gs, shift, R, ok := gmiCoefs(s.ts, F0, D)
+	if !ok {
+		return irow{}, false
+	}
+	Rc, ok := g.substitute(s.ts, gs, shift, R)
+	if !ok {
+		return irow{}, false
+	}
+	Rc, maxC, nz, ok := g.moveFixed(Rc)
+	if !ok || nz == 0 || float64(nz) > gmiMaxDensity*float64(g.n)+10 {
+		return irow{}, false
+	}
+	w, act, norm, ok := g.scaleRow(Rc, maxC, xs)
+	if !ok {
+		return irow{}, false
+	}
+	// Efficacy: the distance the cut moves the point.
+	if norm == 0 || (float64(w.rhs)-act)/math.Sqrt(norm) < gmiMinEfficacy {
+		return irow{}, false
+	}
+	return sortedCut(w)
+}
+
+// multipliers rounds the tableau row's multipliers ρ to integers
+// P_i = round(ρ_i·2^40); from here on the arithmetic is exact.
+func (g *gmi) multipliers(pos int) ([]int64, bool) {
 	rho := g.st.TableauMultipliers(pos)
 	if len(rho) != len(g.rows) {
-		return irow{}, false
+		return nil, false
 	}
 	P := make([]int64, len(rho))
 	for i, v := range rho {
 		f := math.Round(v * gmiScale)
 		if math.IsNaN(f) || math.Abs(f) >= 1<<62 {
-			return irow{}, false
+			return nil, false
 		}
 		P[i] = int64(f)
 	}
-	// The combined row over the columns: C_j = Σ_i P_i·a_ij.
+	return P, true
+}
+
+// combine sets coef to the combined row over the columns:
+// C_j = Σ_i P_i·a_ij.
+func (g *gmi) combine(P []int64) bool {
 	for i, p := range P {
 		if p == 0 {
 			continue
@@ -148,52 +195,72 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 			g.touch(j)
 			v, ok := g.coef[j].mulAdd(i128of(p), w.val[k])
 			if !ok {
-				return irow{}, false
+				return false
 			}
 			g.coef[j] = v
 		}
 	}
-	D, ok := g.coef[b].toInt64()
+	return true
+}
+
+// basicCoef returns D, the basic column's coefficient made positive, and
+// whether the row was flipped to make it so.
+func (g *gmi) basicCoef(b int) (D int64, flip, ok bool) {
+	D, ok = g.coef[b].toInt64()
 	if !ok {
-		return irow{}, false
+		return 0, false, false
 	}
-	flip := D < 0
+	flip = D < 0
 	if flip {
 		D = -D
 	}
 	if D < gmiScale/4 || D > gmiScale*4 {
-		return irow{}, false // the tableau row is not what the basis says
+		return 0, false, false // the tableau row is not what the basis says
 	}
-	sgn := func(v i128) (i128, bool) {
-		if flip {
-			return v.neg()
-		}
-		return v, true
+	return D, flip, true
+}
+
+// gmiShift collects the row's shifted variables and β's numerator,
+// −Σ num·bound over shifted and fixed variables alike.
+type gmiShift struct {
+	flip bool
+	ts   []shifted
+	beta i128
+}
+
+// sgn applies the row's flip.
+func (s *gmiShift) sgn(v i128) (i128, bool) {
+	if s.flip {
+		return v.neg()
 	}
-	// Shift every other variable to a bound; β's numerator collects
-	// −Σ num·bound over shifted and fixed variables alike.
-	var ts []shifted
-	var beta i128
-	addConst := func(num i128, bound int64) bool {
-		p, ok := num.mul64(bound)
-		if !ok {
-			return false
-		}
-		beta, ok = beta.sub(p)
-		return ok
+	return v, true
+}
+
+func (s *gmiShift) addConst(num i128, bound int64) bool {
+	p, ok := num.mul64(bound)
+	if !ok {
+		return false
 	}
+	s.beta, ok = s.beta.sub(p)
+	return ok
+}
+
+// shiftColumns shifts every column but the basic one to a bound: the
+// one it is nonbasic at, or for a basic column the nearer one.
+func (g *gmi) shiftColumns(s *gmiShift, b int, xs []float64) bool {
+	r := g.r
 	for _, j := range g.touched {
 		if j == b || g.coef[j].sign() == 0 {
 			continue
 		}
-		num, ok := sgn(g.coef[j])
+		num, ok := s.sgn(g.coef[j])
 		if !ok {
-			return irow{}, false
+			return false
 		}
 		lo, hi := r.lo[j], r.hi[j]
 		if lo == hi {
-			if !addConst(num, lo) {
-				return irow{}, false
+			if !s.addConst(num, lo) {
+				return false
 			}
 			continue
 		}
@@ -205,65 +272,72 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		if upper {
 			bound = hi
 		}
-		if !addConst(num, bound) {
-			return irow{}, false
+		if !s.addConst(num, bound) {
+			return false
 		}
 		t := shifted{col: j, upper: upper, bound: bound, num: num}
 		if upper {
 			if t.num, ok = num.neg(); !ok {
-				return irow{}, false
+				return false
 			}
 		}
-		ts = append(ts, t)
+		s.ts = append(s.ts, t)
 	}
+	return true
+}
+
+// shiftRows shifts each combined row's activity s_i to its right-hand
+// side; an equality's is fixed.
+func (g *gmi) shiftRows(s *gmiShift, P []int64) bool {
 	for i, p := range P {
 		if p == 0 {
 			continue
 		}
 		// The activity s_i enters with −P_i.
-		num, ok := sgn(i128of(-p))
+		num, ok := s.sgn(i128of(-p))
 		if !ok {
-			return irow{}, false
+			return false
 		}
 		w := &g.rows[i]
 		switch w.op {
 		case encode.EQ:
-			if !addConst(num, w.rhs) {
-				return irow{}, false
+			if !s.addConst(num, w.rhs) {
+				return false
 			}
 			continue
 		case encode.LE:
-			if !addConst(num, w.rhs) {
-				return irow{}, false
+			if !s.addConst(num, w.rhs) {
+				return false
 			}
 			if num, ok = num.neg(); !ok {
-				return irow{}, false
+				return false
 			}
-			ts = append(ts, shifted{col: -1, row: i, upper: true, bound: w.rhs, num: num})
+			s.ts = append(s.ts, shifted{col: -1, row: i, upper: true, bound: w.rhs, num: num})
 		default: // GE
-			if !addConst(num, w.rhs) {
-				return irow{}, false
+			if !s.addConst(num, w.rhs) {
+				return false
 			}
-			ts = append(ts, shifted{col: -1, row: i, bound: w.rhs, num: num})
+			s.ts = append(s.ts, shifted{col: -1, row: i, bound: w.rhs, num: num})
 		}
 	}
-	F0, ok := beta.floorMod(D)
-	if !ok || float64(F0) < gmiMinFrac*float64(D) || float64(F0) > (1-gmiMinFrac)*float64(D) {
-		return irow{}, false
-	}
-	// GMI over integer t: Σ g_t·t >= F0·(D − F0), with g_t = F_t·(D−F0)
-	// when F_t <= F0, else (D − F_t)·F0. Scaled down by a power of two,
-	// coefficients rounded up and the right-hand side down.
+	return true
+}
+
+// gmiCoefs returns the GMI over integer t: Σ g_t·t >= F0·(D − F0), with
+// g_t = F_t·(D−F0) when F_t <= F0, else (D − F_t)·F0. The caller scales
+// it down by shift, a power of two, rounding the coefficients up; R is
+// the right-hand side already rounded down.
+func gmiCoefs(ts []shifted, F0, D int64) (gs []i128, shift, R int64, ok bool) {
 	rhs, ok := i128of(F0).mul64(D - F0)
 	if !ok {
-		return irow{}, false
+		return nil, 0, 0, false
 	}
-	gs := make([]i128, len(ts))
+	gs = make([]i128, len(ts))
 	big := rhs.float()
 	for k, t := range ts {
 		F, ok := t.num.floorMod(D)
 		if !ok {
-			return irow{}, false
+			return nil, 0, 0, false
 		}
 		var gv i128
 		if F <= F0 {
@@ -272,21 +346,26 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 			gv, ok = i128of(D - F).mul64(F0)
 		}
 		if !ok {
-			return irow{}, false
+			return nil, 0, 0, false
 		}
 		gs[k] = gv
 		big = math.Max(big, gv.float())
 	}
-	shift := int64(1)
+	shift = int64(1)
 	for float64(shift) < big/(1<<30) {
 		shift *= 2
 	}
-	R, ok := rhs.floorDiv(shift)
+	R, ok = rhs.floorDiv(shift)
 	if !ok {
-		return irow{}, false
+		return nil, 0, 0, false
 	}
-	// Substitute t back: lower t = z − bound, upper t = bound − z, so
-	// g·t is sg·z − sg·bound with sg = ±g; z is x_j, or s_i = a_i·x.
+	return gs, shift, R, true
+}
+
+// substitute writes the cut back over the columns into coef and returns
+// its right-hand side. Lower t = z − bound, upper t = bound − z, so g·t
+// is sg·z − sg·bound with sg = ±g; z is x_j, or s_i = a_i·x.
+func (g *gmi) substitute(ts []shifted, gs []i128, shift, R int64) (i128, bool) {
 	for _, j := range g.touched {
 		g.coef[j] = i128{}
 	}
@@ -294,7 +373,7 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 	for k, t := range ts {
 		gk, ok := gs[k].ceilDiv(shift)
 		if !ok {
-			return irow{}, false
+			return i128{}, false
 		}
 		if gk == 0 {
 			continue
@@ -304,11 +383,11 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 			sg = -gk
 		}
 		if Rc, ok = Rc.mulAdd(i128of(sg), t.bound); !ok {
-			return irow{}, false
+			return i128{}, false
 		}
 		if t.col >= 0 {
 			if g.coef[t.col], ok = g.coef[t.col].add(i128of(sg)); !ok {
-				return irow{}, false
+				return i128{}, false
 			}
 			continue
 		}
@@ -316,12 +395,17 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		for q, j := range w.idx {
 			g.touch(j)
 			if g.coef[j], ok = g.coef[j].mulAdd(i128of(sg), w.val[q]); !ok {
-				return irow{}, false
+				return i128{}, false
 			}
 		}
 	}
-	// Fixed columns move to the right-hand side; the rest is scaled to
-	// int64 once more, rounding up (every column is >= 0).
+	return Rc, true
+}
+
+// moveFixed moves fixed columns to the right-hand side Rc and returns it
+// with the largest remaining coefficient and their count.
+func (g *gmi) moveFixed(Rc i128) (i128, float64, int, bool) {
+	r := g.r
 	var maxC float64
 	nz := 0
 	for _, j := range g.touched {
@@ -332,10 +416,10 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		if r.lo[j] == r.hi[j] {
 			p, ok := c.mul64(r.lo[j])
 			if !ok {
-				return irow{}, false
+				return i128{}, 0, 0, false
 			}
 			if Rc, ok = Rc.sub(p); !ok {
-				return irow{}, false
+				return i128{}, 0, 0, false
 			}
 			g.coef[j] = i128{}
 			continue
@@ -343,15 +427,18 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		maxC = math.Max(maxC, math.Abs(c.float()))
 		nz++
 	}
-	if nz == 0 || float64(nz) > gmiMaxDensity*float64(n)+10 {
-		return irow{}, false
-	}
+	return Rc, maxC, nz, true
+}
+
+// scaleRow scales the cut to int64 by a power of two, coefficients
+// rounded up (every column is >= 0) and the right-hand side down, and
+// returns it with its activity at xs and its squared norm.
+func (g *gmi) scaleRow(Rc i128, maxC float64, xs []float64) (w irow, act, norm float64, ok bool) {
 	div := int64(1)
 	for float64(div) < math.Max(maxC, math.Abs(Rc.float()))/(1<<40) {
 		div *= 2
 	}
-	w := irow{op: encode.GE}
-	var act, norm float64
+	w = irow{op: encode.GE}
 	for _, j := range g.touched {
 		c := g.coef[j]
 		if c.sign() == 0 {
@@ -359,7 +446,7 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		}
 		v, ok := c.ceilDiv(div)
 		if !ok {
-			return irow{}, false
+			return irow{}, 0, 0, false
 		}
 		if v == 0 {
 			continue
@@ -371,13 +458,14 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 	}
 	rv, ok := Rc.floorDiv(div)
 	if !ok || len(w.idx) == 0 {
-		return irow{}, false
+		return irow{}, 0, 0, false
 	}
 	w.rhs = rv
-	// Efficacy: the distance the cut moves the point.
-	if norm == 0 || (float64(w.rhs)-act)/math.Sqrt(norm) < gmiMinEfficacy {
-		return irow{}, false
-	}
+	return w, act, norm, true
+}
+
+// sortedCut orders the cut's columns and returns it as a tightened LE row.
+func sortedCut(w irow) (irow, bool) {
 	order := make([]int, len(w.idx))
 	for k := range order {
 		order[k] = k

@@ -166,120 +166,156 @@ func (p *prober) undo() {
 // when all is set, for the fixings) and returns the cuts xs violates,
 // fixings first, then the most violated, at most max.
 func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
-	type cut struct {
-		w   irow
-		vio float64
-	}
-	var cs []cut
-	seen := map[[2]int32]bool{}
-	add := func(j, k int32, w irow, vio float64) {
-		key := [2]int32{min(j, k), max32(j, k)}
-		if vio > 1e-6 && !seen[key] {
-			seen[key] = true
-			cs = append(cs, cut{w, vio})
-		}
-	}
+	pc := &probeCuts{p: p, xs: xs, seen: map[[2]int32]bool{}}
 	for j, v := range xs {
 		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
 			continue
 		}
-		var res [2]struct {
-			cols []int32
-			vals []int64
-			ok   bool
-		}
-		for si, set := range []int64{1, 0} {
-			lift := func(ri int32, sign int64, maxact int64) {
-				// The row, as sign·a·x <= sign·b, holds with maxact in
-				// place of b whenever x_j = set: a·x + (b − M)·I <= b,
-				// I = x_j (set 1) or 1 − x_j (set 0).
-				w := &p.rows[ri]
-				b := sign * w.rhs
-				gap := b - maxact
-				lc := irow{op: encode.LE, rhs: b}
-				coefJ := int64(0)
-				for k, c := range w.idx {
-					if c == j {
-						coefJ += sign * w.val[k]
-						continue
-					}
-					lc.idx = append(lc.idx, c)
-					lc.val = append(lc.val, sign*w.val[k])
-				}
-				if set == 1 {
-					coefJ += gap
-				} else {
-					coefJ -= gap
-					lc.rhs -= gap
-				}
-				var act float64
-				for k, c := range lc.idx {
-					act += float64(lc.val[k]) * xs[c]
-				}
-				act += float64(coefJ) * v
-				if vio := (act - float64(lc.rhs)) / float64(gap); vio > 1e-6 {
-					lc.idx = append(lc.idx, j)
-					lc.val = append(lc.val, coefJ)
-					cs = append(cs, cut{sortRow(lc), vio})
-				}
-			}
-			r := &res[si]
-			r.cols, r.vals, r.ok = p.probe(j, set, probeBudget, lift)
-		}
-		fixTo := func(k int, val int64) {
-			p.fix(k, val)
-			w := irow{idx: []int{k}, val: []int64{1}, op: encode.EQ, rhs: val}
-			cs = append(cs, cut{w, 1})
-		}
-		switch {
-		case !res[0].ok && !res[1].ok:
-			continue // no plan at all: the search will say so
-		case !res[0].ok: // x_j = 1 is impossible
-			fixTo(j, 0)
-			continue
-		case !res[1].ok:
-			fixTo(j, 1)
-			continue
-		}
-		// What both settings imply holds in every plan.
-		both := map[int32]int64{}
-		for t, k := range res[0].cols {
-			both[k] = res[0].vals[t]
-		}
-		for t, k := range res[1].cols {
-			if v0, ok := both[k]; ok && v0 == res[1].vals[t] && p.lo[k] != p.hi[k] {
-				fixTo(int(k), v0)
-			}
-		}
-		jj := int32(j)
-		for si, set := range []int64{1, 0} {
-			for t, k := range res[si].cols {
-				if p.lo[k] == p.hi[k] {
-					continue
-				}
-				xk := xs[k]
-				var w irow
-				var vio float64
-				switch val := res[si].vals[t]; {
-				case set == 1 && val == 0: // x_j + x_k <= 1
-					w, vio = pair(j, int(k), 1, 1, 1), v+xk-1
-				case set == 1 && val == 1: // x_j − x_k <= 0
-					w, vio = pair(j, int(k), 1, -1, 0), v-xk
-				case set == 0 && val == 1: // −x_j − x_k <= −1
-					w, vio = pair(j, int(k), -1, -1, -1), 1-v-xk
-				default: // x_k − x_j <= 0
-					w, vio = pair(j, int(k), -1, 1, 0), xk-v
-				}
-				add(jj, k, w, vio)
-			}
-		}
+		pc.column(j, v)
 	}
-	sort.SliceStable(cs, func(a, b int) bool { return cs[a].vio > cs[b].vio })
+	sort.SliceStable(pc.cs, func(a, b int) bool { return pc.cs[a].vio > pc.cs[b].vio })
 	var out []irow
-	for k := 0; k < len(cs) && k < max; k++ {
-		out = append(out, cs[k].w)
+	for k := 0; k < len(pc.cs) && k < max; k++ {
+		out = append(out, pc.cs[k].w)
 	}
 	return out
+}
+
+// probeCuts collects the cuts of probingCuts with their violation at xs.
+type probeCuts struct {
+	p  *prober
+	xs []float64
+	cs []probedCut
+	// seen: the column pairs that have an implication cut.
+	seen map[[2]int32]bool
+}
+
+type probedCut struct {
+	w   irow
+	vio float64
+}
+
+func (pc *probeCuts) cut(w irow, vio float64) {
+	pc.cs = append(pc.cs, probedCut{w, vio})
+}
+
+// pairCut adds an implication cut between j and k, once per pair.
+func (pc *probeCuts) pairCut(j, k int32, w irow, vio float64) {
+	key := [2]int32{min(j, k), max32(j, k)}
+	if vio > 1e-6 && !pc.seen[key] {
+		pc.seen[key] = true
+		pc.cut(w, vio)
+	}
+}
+
+// fixTo fixes x_k = val for good and adds it as a row.
+func (pc *probeCuts) fixTo(k int, val int64) {
+	pc.p.fix(k, val)
+	w := irow{idx: []int{k}, val: []int64{1}, op: encode.EQ, rhs: val}
+	pc.cut(w, 1)
+}
+
+// probeResult is what one setting of a column implies, or !ok when it
+// admits no plan.
+type probeResult struct {
+	cols []int32
+	vals []int64
+	ok   bool
+}
+
+// column probes x_j = 1 and x_j = 0 (v at xs), fixes what they decide
+// and adds the implication cuts.
+func (pc *probeCuts) column(j int, v float64) {
+	p := pc.p
+	var res [2]probeResult
+	for si, set := range []int64{1, 0} {
+		lift := func(ri int32, sign int64, maxact int64) { pc.liftRow(j, v, set, ri, sign, maxact) }
+		r := &res[si]
+		r.cols, r.vals, r.ok = p.probe(j, set, probeBudget, lift)
+	}
+	switch {
+	case !res[0].ok && !res[1].ok:
+		return // no plan at all: the search will say so
+	case !res[0].ok: // x_j = 1 is impossible
+		pc.fixTo(j, 0)
+		return
+	case !res[1].ok:
+		pc.fixTo(j, 1)
+		return
+	}
+	// What both settings imply holds in every plan.
+	both := map[int32]int64{}
+	for t, k := range res[0].cols {
+		both[k] = res[0].vals[t]
+	}
+	for t, k := range res[1].cols {
+		if v0, ok := both[k]; ok && v0 == res[1].vals[t] && p.lo[k] != p.hi[k] {
+			pc.fixTo(int(k), v0)
+		}
+	}
+	for si, set := range []int64{1, 0} {
+		pc.implications(j, v, set, res[si])
+	}
+}
+
+// liftRow adds row ri lifted by x_j when xs violates it. The row, as
+// sign·a·x <= sign·b, holds with maxact in place of b whenever x_j = set:
+// a·x + (b − M)·I <= b, I = x_j (set 1) or 1 − x_j (set 0).
+func (pc *probeCuts) liftRow(j int, v float64, set int64, ri int32, sign int64, maxact int64) {
+	w := &pc.p.rows[ri]
+	b := sign * w.rhs
+	gap := b - maxact
+	lc := irow{op: encode.LE, rhs: b}
+	coefJ := int64(0)
+	for k, c := range w.idx {
+		if c == j {
+			coefJ += sign * w.val[k]
+			continue
+		}
+		lc.idx = append(lc.idx, c)
+		lc.val = append(lc.val, sign*w.val[k])
+	}
+	if set == 1 {
+		coefJ += gap
+	} else {
+		coefJ -= gap
+		lc.rhs -= gap
+	}
+	var act float64
+	for k, c := range lc.idx {
+		act += float64(lc.val[k]) * pc.xs[c]
+	}
+	act += float64(coefJ) * v
+	if vio := (act - float64(lc.rhs)) / float64(gap); vio > 1e-6 {
+		lc.idx = append(lc.idx, j)
+		lc.val = append(lc.val, coefJ)
+		pc.cut(sortRow(lc), vio)
+	}
+}
+
+// implications adds the two-column cut of each column that x_j = set
+// (v at xs) fixes and is still free.
+func (pc *probeCuts) implications(j int, v float64, set int64, res probeResult) {
+	jj := int32(j)
+	for t, k := range res.cols {
+		if pc.p.lo[k] == pc.p.hi[k] {
+			continue
+		}
+		xk := pc.xs[k]
+		var w irow
+		var vio float64
+		switch val := res.vals[t]; {
+		case set == 1 && val == 0: // x_j + x_k <= 1
+			w, vio = pair(j, int(k), 1, 1, 1), v+xk-1
+		case set == 1 && val == 1: // x_j − x_k <= 0
+			w, vio = pair(j, int(k), 1, -1, 0), v-xk
+		case set == 0 && val == 1: // −x_j − x_k <= −1
+			w, vio = pair(j, int(k), -1, -1, -1), 1-v-xk
+		default: // x_k − x_j <= 0
+			w, vio = pair(j, int(k), -1, 1, 0), xk-v
+		}
+		pc.pairCut(jj, k, w, vio)
+	}
 }
 
 func max32(a, b int32) int32 {

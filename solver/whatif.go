@@ -240,7 +240,42 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	// level proved, so it reads as the deadline (or the interrupt).
 	defer func() { out.Result.Stop = stopReason(ctx, out.Result, false) }()
 
-	// What the scenario takes away or forces.
+	if infeasible := w.fixScenario(k, sc, down); len(infeasible) > 0 {
+		out.Result.Infeasible, out.Result.Explanations = true, infeasible
+		return out, nil
+	}
+	w.dropBrokenPins(k, out, down, sc.Links)
+	sp.Pins = w.keptPins(k.dropped)
+	// Diagrams built for this scenario stop at its deadline.
+	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
+	w.e.Deadline = deadline
+	t0 := time.Now()
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0, sc: sc}
+	if err := s.warm(sc); err != nil {
+		return nil, err
+	}
+	tracef(t0, "what-if %s: warm start %v", sc.Name(), s.have)
+	if !s.holdPins(sc, out) {
+		return out, nil
+	}
+	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
+	tracef(t0, "what-if %s: pins checked", sc.Name())
+	defer tracef(t0, "what-if %s: done", sc.Name())
+	if err := s.run(sc); err != nil {
+		if errors.Is(err, ErrNoPlan) {
+			out.TimedOut = true
+			return out, nil
+		}
+		return nil, err
+	}
+	s.report(out)
+	return out, nil
+}
+
+// fixScenario adds to k.fixed what the scenario takes away (lanes on its
+// down nodes and cut links) and what it forces (lanes, residencies,
+// routes); it explains each forced thing the pool cannot take.
+func (w *WhatIf) fixScenario(k *asker, sc Scenario, down map[string]bool) []Explanation {
 	for _, l := range w.e.Lanes {
 		if awayFrom(l.Nodes, down, sc.Links) {
 			k.fixed = append(k.fixed, l.Lit.Not())
@@ -273,42 +308,38 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 		}
 		k.fixed = append(k.fixed, m)
 	}
-	if len(infeasible) > 0 {
-		out.Result.Infeasible, out.Result.Explanations = true, infeasible
-		return out, nil
-	}
+	return infeasible
+}
 
-	// Pins whose lane the scenario takes away give way, as keepWarm pins
-	// give way to a cordon; then any pins that still admit no plan, when
-	// the scenario only takes things away.
+// dropBrokenPins lets pins whose lane the scenario takes away give way,
+// as keepWarm pins give way to a cordon.
+func (w *WhatIf) dropBrokenPins(k *asker, out *Replan, down map[string]bool, links []model.Link) {
 	for pi, pin := range w.p.Pins {
-		if why := w.brokenPin(pin, down, sc.Links); why != "" {
+		if why := w.brokenPin(pin, down, links); why != "" {
 			k.dropped[pi] = true
 			out.Dropped = append(out.Dropped, Explanation{Subject: pinName(&w.p.Pins[pi]), Reason: why, Pins: []string{pin.Label}})
 		}
 	}
-	keepPins := func() {
-		var kept []model.Pin
-		for pi, pin := range w.p.Pins {
-			if !k.dropped[pi] {
-				kept = append(kept, pin)
-			}
+}
+
+// keptPins are the pool's pins that have not given way.
+func (w *WhatIf) keptPins(dropped map[int]bool) []model.Pin {
+	var kept []model.Pin
+	for pi, pin := range w.p.Pins {
+		if !dropped[pi] {
+			kept = append(kept, pin)
 		}
-		sp.Pins = kept
 	}
-	keepPins()
-	// Diagrams built for this scenario stop at its deadline.
-	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
-	w.e.Deadline = deadline
-	t0 := time.Now()
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0, sc: sc}
-	if err := s.warm(sc); err != nil {
-		return nil, err
-	}
-	tracef(t0, "what-if %s: warm start %v", sc.Name(), s.have)
-	// A valid warm plan shows the kept pins hold together; else gini
-	// looks, and a conflict set of pins gives way when the scenario
-	// only takes things away.
+	return kept
+}
+
+// holdPins finds the kept pins a plan: a valid warm plan shows they hold
+// together; else gini looks, and a conflict set of pins gives way when
+// the scenario only takes things away. False when out is final: timed
+// out, or infeasible with its explanations.
+func (s *replanSearch) holdPins(sc Scenario, out *Replan) bool {
+	k := s.k
+	var infeasible []Explanation
 	for !s.have {
 		r := k.try(k.assumed())
 		if r == 1 {
@@ -316,26 +347,13 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 		}
 		if r == 0 {
 			out.TimedOut = true
-			return out, nil
+			return false
 		}
 		cs, _ := k.cores(nil, k.rules())
 		progress := false
 		for _, c := range cs {
-			reason := strings.Join(reasonTexts(k.renderOne(nil, nil, "", c)), "; ")
-			var labels []string
-			for _, it := range c {
-				labels = append(labels, it.label)
-				if it.kind == pinItem && sc.takesAway() {
-					k.dropped[it.pin] = true
-					progress = true
-				}
-			}
-			ex := Explanation{Subject: labels[len(labels)-1], Reason: reason, Pins: labels}
-			if sc.takesAway() {
-				ex.Reason = "cannot hold with " + sc.Name() + ": " + reason
-				out.Dropped = append(out.Dropped, ex)
-			} else {
-				infeasible = append(infeasible, ex)
+			if s.giveWay(sc, c, out, &infeasible) {
+				progress = true
 			}
 		}
 		if !progress {
@@ -343,21 +361,43 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 				infeasible = append(infeasible, Explanation{Subject: sc.Name(), Reason: "no plan takes it (no conflict set found in time)"})
 			}
 			out.Result.Infeasible, out.Result.Explanations = true, infeasible
-			return out, nil
+			return false
 		}
-		keepPins()
+		s.sp.Pins = s.w.keptPins(k.dropped)
 		s.check(sc)
 	}
-	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
-	tracef(t0, "what-if %s: pins checked", sc.Name())
-	defer tracef(t0, "what-if %s: done", sc.Name())
-	if err := s.run(sc); err != nil {
-		if errors.Is(err, ErrNoPlan) {
-			out.TimedOut = true
-			return out, nil
+	return true
+}
+
+// giveWay explains the conflict set c: when the scenario only takes
+// things away its pins are dropped, else it is why sc is infeasible.
+// It reports whether a pin was dropped.
+func (s *replanSearch) giveWay(sc Scenario, c []item, out *Replan, infeasible *[]Explanation) bool {
+	k := s.k
+	reason := strings.Join(reasonTexts(k.renderOne(nil, nil, "", c)), "; ")
+	progress := false
+	var labels []string
+	for _, it := range c {
+		labels = append(labels, it.label)
+		if it.kind == pinItem && sc.takesAway() {
+			k.dropped[it.pin] = true
+			progress = true
 		}
-		return nil, err
 	}
+	ex := Explanation{Subject: labels[len(labels)-1], Reason: reason, Pins: labels}
+	if sc.takesAway() {
+		ex.Reason = "cannot hold with " + sc.Name() + ": " + reason
+		out.Dropped = append(out.Dropped, ex)
+	} else {
+		*infeasible = append(*infeasible, ex)
+	}
+	return progress
+}
+
+// report fills out with the best plan found and explains the sources it
+// leaves uncovered.
+func (s *replanSearch) report(out *Replan) {
+	k := s.k
 	out.Result.Assignment, out.Result.Objective, out.Result.Levels = s.best, s.rep.Objective, s.levels
 	out.Result.Stats.SolveCalls = k.calls
 	out.Uncovered, out.ExternalFirst, out.SLOBroken = s.rep.Uncovered, s.rep.ExternalFirst, s.rep.SLOBroken
@@ -365,7 +405,6 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	for _, sid := range s.rep.Uncovered {
 		out.Result.Explanations = append(out.Result.Explanations, k.explainSource(sid, s.levels[0].Status == Optimal))
 	}
-	return out, nil
 }
 
 // assumed are the scenario's literals and the kept pins and cordons.

@@ -227,7 +227,56 @@ func (pr *lsProblem) addVariables(domIx map[[2]string]int, unit float64) {
 // (aliases, then direct models), each with its route options and their
 // costs per residency, and its route pins.
 func (pr *lsProblem) addSources(unit float64) {
-	p, s := pr.p, pr.p.Settings
+	p := pr.p
+	rs := newLSRoutes(pr, unit)
+	for i := range p.Aliases {
+		a := &p.Aliases[i]
+		rs.addSource(a.ID, a, a.Demand, a.Candidates())
+	}
+	for _, m := range p.Models {
+		if m.IsDemandSource() {
+			rs.addSource(model.DirectSource(m.ID), nil, m.DirectDemand, []string{m.ID})
+		}
+	}
+}
+
+// lsRoutes is what addSources needs to know of the pool to route a source.
+type lsRoutes struct {
+	pr   *lsProblem
+	unit float64
+	// curRoute: each alias's current primary model.
+	curRoute map[string]string
+	models   map[string]*model.Model
+	// byModel lists, per model, the variants that serve it and can run.
+	byModel map[string][]int
+	// canRun: some variant serving the model has an eligible candidate.
+	canRun map[string]bool
+	// names: the sources added so far.
+	names map[string]bool
+}
+
+func newLSRoutes(pr *lsProblem, unit float64) *lsRoutes {
+	p := pr.p
+	rs := &lsRoutes{pr: pr, unit: unit, curRoute: map[string]string{}, models: map[string]*model.Model{}, names: map[string]bool{}}
+	for _, r := range p.Current.Routes {
+		if _, ok := rs.curRoute[r.Alias]; !ok && r.Primary != "" {
+			rs.curRoute[r.Alias] = r.Primary
+		}
+	}
+	for i := range p.Models {
+		if _, dup := rs.models[p.Models[i].ID]; !dup {
+			rs.models[p.Models[i].ID] = &p.Models[i]
+		}
+	}
+	rs.byModel, rs.canRun = pr.servingVariants()
+	return rs
+}
+
+// servingVariants returns, per model, the variants that serve it and
+// have a candidate, in variant order, and which models some eligible
+// variant serves.
+func (pr *lsProblem) servingVariants() (byModel map[string][]int, canRun map[string]bool) {
+	p := pr.p
 	serves := map[[2]string]bool{}
 	for _, v := range p.Variants {
 		for _, m := range v.Models {
@@ -239,25 +288,12 @@ func (pr *lsProblem) addSources(unit float64) {
 			serves[[2]string{v, m.ID}] = true
 		}
 	}
-	curRoute := map[string]string{}
-	for _, r := range p.Current.Routes {
-		if _, ok := curRoute[r.Alias]; !ok && r.Primary != "" {
-			curRoute[r.Alias] = r.Primary
-		}
-	}
-	models := map[string]*model.Model{}
-	for i := range p.Models {
-		if _, dup := models[p.Models[i].ID]; !dup {
-			models[p.Models[i].ID] = &p.Models[i]
-		}
-	}
-	// byModel lists, per model, the variants that serve it and can run.
 	modelsOf := map[string][]string{}
 	for pair := range serves {
 		modelsOf[pair[0]] = append(modelsOf[pair[0]], pair[1])
 	}
-	byModel := map[string][]int{}
-	canRun := map[string]bool{}
+	byModel = map[string][]int{}
+	canRun = map[string]bool{}
 	for vi := range p.Variants {
 		if pr.vars[vi].anyEligible {
 			for _, m := range modelsOf[p.Variants[vi].ID] {
@@ -273,92 +309,104 @@ func (pr *lsProblem) addSources(unit float64) {
 			}
 		}
 	}
-	servedBy := func(m string) []int { return byModel[m] }
-	localFirst := func(m string) bool {
-		if mm, ok := models[m]; ok && mm.External {
-			return false
-		}
-		return canRun[m]
+	return byModel, canRun
+}
+
+// localFirst reports whether model m should be served by a lane before
+// going external (level 2).
+func (rs *lsRoutes) localFirst(m string) bool {
+	if mm, ok := rs.models[m]; ok && mm.External {
+		return false
 	}
-	names := map[string]bool{}
-	addSource := func(name string, alias *model.Alias, demand float64, cands []string) {
-		if names[name] {
-			return
+	return rs.canRun[m]
+}
+
+// addSource adds source name (of alias, nil for a direct model) once.
+func (rs *lsRoutes) addSource(name string, alias *model.Alias, demand float64, cands []string) {
+	if rs.names[name] {
+		return
+	}
+	rs.names[name] = true
+	src := lsSource{name: name, demand: demand}
+	rs.addRouteOptions(&src, alias, cands)
+	if alias != nil {
+		rs.addRoutePins(&src)
+	}
+	rs.pr.srcs = append(rs.pr.srcs, src)
+}
+
+// routeCost is the cost of routing src to model m at first-token and
+// total latency ft and total: the SLO, the demand-weighted latency and
+// the hysteresis of moving an alias off its current route.
+func (rs *lsRoutes) routeCost(src *lsSource, alias *model.Alias, m string, ft, total float64) lsCost {
+	isAlias := alias != nil
+	cur, hasCur := rs.curRoute[src.name]
+	var c lsCost
+	if isAlias && alias.SLO.Breaks(ft, total) {
+		c[3] = 1
+	}
+	c[4] = eval.Units(src.demand * ft / rs.unit)
+	if isAlias && hasCur && cur != m {
+		c[4] += rs.pr.h
+	}
+	return c
+}
+
+// addRouteOptions gives src an option per candidate model and variant
+// serving it, external models when allowed.
+func (rs *lsRoutes) addRouteOptions(src *lsSource, alias *model.Alias, cands []string) {
+	p, s := rs.pr.p, rs.pr.p.Settings
+	l2 := alias != nil && slices.ContainsFunc(cands, rs.localFirst)
+	for _, m := range cands {
+		mm, ok := rs.models[m]
+		if !ok {
+			continue
 		}
-		names[name] = true
-		src := lsSource{name: name, demand: demand}
-		isAlias := alias != nil
-		l2 := isAlias && slices.ContainsFunc(cands, localFirst)
-		cur, hasCur := curRoute[name]
-		cost := func(m string, ft, total float64) lsCost {
-			var c lsCost
-			if isAlias && alias.SLO.Breaks(ft, total) {
-				c[3] = 1
-			}
-			c[4] = eval.Units(demand * ft / unit)
-			if isAlias && hasCur && cur != m {
-				c[4] += pr.h
-			}
-			return c
-		}
-		for _, m := range cands {
-			mm, ok := models[m]
-			if !ok {
+		if mm.External {
+			if !s.ExternalAllowed {
 				continue
 			}
-			if mm.External {
-				if !s.ExternalAllowed {
-					continue
-				}
-				ft, total := s.ExpectedExternal(mm)
-				c := cost(m, ft, total)
-				if l2 {
-					c[2] = 1
-				}
-				src.opts = append(src.opts, lsRouteOpt{model: m, v: -1, cost: [3]lsCost{c, c, c}})
-				continue
+			ft, total := s.ExpectedExternal(mm)
+			c := rs.routeCost(src, alias, m, ft, total)
+			if l2 {
+				c[2] = 1
 			}
-			for _, vi := range servedBy(m) {
-				v := &p.Variants[vi]
-				o := lsRouteOpt{model: m, v: vi}
-				for ri, r := range model.Residencies {
-					ft, total := s.Expected(v, r)
-					o.cost[ri] = cost(m, ft, total)
-				}
-				src.opts = append(src.opts, o)
-			}
+			src.opts = append(src.opts, lsRouteOpt{model: m, v: -1, cost: [3]lsCost{c, c, c}})
+			continue
 		}
-		if isAlias {
-			for _, pin := range p.Pins {
-				if pin.Alias != name {
-					continue
-				}
-				var members []lsPinMember
-				for _, m := range pin.Route {
-					mm, ok := models[m]
-					switch {
-					case !ok:
-					case mm.External:
-						if s.ExternalAllowed {
-							members = append(members, lsPinMember{model: m, external: true})
-						}
-					default:
-						members = append(members, lsPinMember{model: m, vars: servedBy(m)})
-					}
-				}
-				src.pins = append(src.pins, members)
+		for _, vi := range rs.byModel[m] {
+			v := &p.Variants[vi]
+			o := lsRouteOpt{model: m, v: vi}
+			for ri, r := range model.Residencies {
+				ft, total := s.Expected(v, r)
+				o.cost[ri] = rs.routeCost(src, alias, m, ft, total)
 			}
+			src.opts = append(src.opts, o)
 		}
-		pr.srcs = append(pr.srcs, src)
 	}
-	for i := range p.Aliases {
-		a := &p.Aliases[i]
-		addSource(a.ID, a, a.Demand, a.Candidates())
-	}
-	for _, m := range p.Models {
-		if m.IsDemandSource() {
-			addSource(model.DirectSource(m.ID), nil, m.DirectDemand, []string{m.ID})
+}
+
+// addRoutePins gives an alias source the members of each route pin on it.
+func (rs *lsRoutes) addRoutePins(src *lsSource) {
+	p, s := rs.pr.p, rs.pr.p.Settings
+	for _, pin := range p.Pins {
+		if pin.Alias != src.name {
+			continue
 		}
+		var members []lsPinMember
+		for _, m := range pin.Route {
+			mm, ok := rs.models[m]
+			switch {
+			case !ok:
+			case mm.External:
+				if s.ExternalAllowed {
+					members = append(members, lsPinMember{model: m, external: true})
+				}
+			default:
+				members = append(members, lsPinMember{model: m, vars: rs.byModel[m]})
+			}
+		}
+		src.pins = append(src.pins, members)
 	}
 }
 
