@@ -104,7 +104,7 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 		base.DemandHistory = &fleet.DemandHistory{Schema: fleet.HistorySchema}
 	}
 	for _, id := range fl.MetricsFrom() {
-		m, err := lloom.ParseMetrics(fl.Nodes[id].Metrics, id+" /gateway/metrics")
+		m, err := fl.Nodes[id].ParsedMetrics(id + " /gateway/metrics")
 		if err != nil {
 			continue // Fetch parsed it already; not expected
 		}

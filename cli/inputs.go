@@ -59,7 +59,8 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if err := reportProblems(c, in.Validate()); err != nil {
 		return nil, err
 	}
-	red, err := in.Redacted()
+	// in is not used again: its metrics are redacted where they are.
+	red, err := in.RedactedInPlace()
 	if err != nil {
 		return nil, errorf("redact the inputs: %w", err)
 	}

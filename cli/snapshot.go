@@ -1,7 +1,12 @@
 package cli
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
+	"os"
 	"slices"
 	"strings"
 
@@ -73,18 +78,29 @@ func runSnapshot(c *cli.Context) error {
 	}
 	fl := liveFleet(c)
 	in.Description = snapshotDescription(fl)
-	data, err := in.Bundle(true)
-	if err != nil {
-		return errorf("write the snapshot: %w", err)
-	}
+	// Written as it is made: a busy gateway's metrics are tens of
+	// megabytes, and the bundle is not held whole. Nothing is written when
+	// it cannot be made; a failure leaves the file as it was.
 	out := c.String("output")
 	if out == "" {
-		if _, err := c.App.Writer.Write(data); err != nil {
+		bw := bufio.NewWriterSize(c.App.Writer, 256<<10)
+		err := in.WriteBundle(bw, true)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
 			return errorf("write the snapshot: %w", err)
 		}
 		return nil
 	}
-	if err := fleet.WriteFileAtomic(out, data); err != nil {
+	var werr error
+	err = fleet.WriteFileAtomicWith(out, func(w io.Writer) error {
+		return in.WriteBundle(writeErrors{w, &werr}, true)
+	})
+	switch {
+	case err != nil && werr == nil && !isFileError(err):
+		return errorf("write the snapshot: %w", err)
+	case err != nil:
 		return errorf("write %s: %w", out, err)
 	}
 	fmt.Fprintf(c.App.ErrWriter, "poolsolve: wrote %s: %s\n", out, snapshotSummary(fl))
@@ -113,6 +129,29 @@ func snapshotDescription(fl *gateway.Fleet) string {
 		b.WriteString(" Metrics of " + strings.Join(from, ", ") + ".")
 	}
 	return b.String()
+}
+
+// writeErrors passes writes on to w and keeps the first error in err, to
+// tell a failed write from a bundle that cannot be made.
+type writeErrors struct {
+	w   io.Writer
+	err *error
+}
+
+func (we writeErrors) Write(p []byte) (int, error) {
+	n, err := we.w.Write(p)
+	if err != nil && *we.err == nil {
+		*we.err = err
+	}
+	return n, err
+}
+
+// isFileError reports an error of the file system (creating, syncing or
+// renaming the file) rather than of the bundle.
+func isFileError(err error) bool {
+	var pe *fs.PathError
+	var le *os.LinkError
+	return errors.As(err, &pe) || errors.As(err, &le)
 }
 
 func snapshotSummary(fl *gateway.Fleet) string {

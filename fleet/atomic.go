@@ -1,6 +1,8 @@
 package fleet
 
 import (
+	"bufio"
+	"io"
 	"os"
 	"path/filepath"
 )
@@ -9,7 +11,17 @@ import (
 // the new one, never a part: it writes a temporary file in the same
 // directory, syncs it, and renames it over path. The file gets mode 0644,
 // or the mode of the file it replaces.
-func WriteFileAtomic(path string, data []byte) (err error) {
+func WriteFileAtomic(path string, data []byte) error {
+	return WriteFileAtomicWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteFileAtomicWith is WriteFileAtomic for a file that write writes,
+// through a buffer, so that a large file need not be held in memory
+// first. When write fails the file is left as it was.
+func WriteFileAtomicWith(path string, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -29,7 +41,11 @@ func WriteFileAtomic(path string, data []byte) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	if _, err = f.Write(data); err != nil {
+	bw := bufio.NewWriterSize(f, 256<<10)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
 		return err
 	}
 	if err = f.Chmod(mode); err != nil {

@@ -2,8 +2,12 @@ package fleet
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 
@@ -268,13 +272,140 @@ func (b *bundleReader) node(id string, v *jsonpos.Value, at string) error {
 // config and node statuses keep only the parts lloom models, plus
 // poolsolve's pool block.
 func (in *Inputs) Bundle(redact bool) ([]byte, error) {
+	var b bytes.Buffer
+	if err := in.WriteBundle(&b, redact); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// WriteBundle is Bundle writing to w: the same bytes. A metrics document
+// (a busy gateway's is tens of megabytes) is written as it is rewritten
+// and indented, never held whole again: the rest of the bundle is
+// encoded around a placeholder that it then replaces. Nothing is written
+// when the bundle cannot be made; only an error of w leaves part of it.
+func (in *Inputs) WriteBundle(w io.Writer, redact bool) error {
 	if redact {
-		r, err := in.Redacted()
+		// The parsed metrics are not written (metrics come from the
+		// documents as read, redacted below), so they are not copied.
+		r, err := in.redacted(sharedMetrics)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		in = r
 	}
+	var sp splicer
+	if err := sp.init(); err != nil {
+		return err
+	}
+	out, err := in.bundleDoc(redact, &sp)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(out); err != nil {
+		return err
+	}
+	// Every document is checked before the first byte is written.
+	for _, raw := range sp.docs {
+		if !jsonpos.Check(raw, nil) {
+			return in.metricsError(raw)
+		}
+	}
+	return sp.write(w, b.Bytes(), in.writeMetrics)
+}
+
+// metricsError is the error writeMetrics meets on a document that
+// jsonpos.Check refuses, worded as where the document is rewritten.
+func (in *Inputs) metricsError(raw json.RawMessage) error {
+	var err error
+	if in.redactRaw {
+		_, err = lloom.RedactJSON(raw)
+	} else {
+		_, err = jsonpos.Canonical(raw)
+	}
+	if err == nil {
+		err = errors.New("fleet: a metrics document is not valid JSON")
+	}
+	return err
+}
+
+// writeMetrics writes a metrics document as read (readMetrics keeps it
+// so), made canonical, or redacted when the inputs are (redaction writes
+// it canonical).
+func (in *Inputs) writeMetrics(w io.Writer, raw json.RawMessage) error {
+	if in.redactRaw {
+		return lloom.RedactJSONTo(w, raw)
+	}
+	return jsonpos.RewriteTo[struct{}](w, raw, struct{}{}, nil)
+}
+
+// splicer stands in for large documents while the rest of a bundle is
+// encoded, and writes them in their places afterwards.
+type splicer struct {
+	nonce string
+	docs  map[string]json.RawMessage // by placeholder, quoted
+}
+
+func (sp *splicer) init() error {
+	var n [16]byte
+	if _, err := rand.Read(n[:]); err != nil {
+		return err
+	}
+	sp.nonce, sp.docs = hex.EncodeToString(n[:]), map[string]json.RawMessage{}
+	return nil
+}
+
+// stand returns the placeholder for raw: a string no input can guess.
+func (sp *splicer) stand(raw json.RawMessage) json.RawMessage {
+	ph := fmt.Sprintf("%q", fmt.Sprintf("poolsolve-splice-%s-%d", sp.nonce, len(sp.docs)))
+	sp.docs[ph] = raw
+	return json.RawMessage(ph)
+}
+
+// write writes the encoded bundle to w with each placeholder replaced by
+// its document, indented for where it stands, as the encoder would have
+// indented it.
+func (sp *splicer) write(w io.Writer, encoded []byte, doc func(io.Writer, json.RawMessage) error) error {
+	type at struct {
+		off int
+		ph  string
+	}
+	var places []at
+	for ph := range sp.docs {
+		off := bytes.Index(encoded, []byte(ph))
+		if off < 0 {
+			return fmt.Errorf("fleet: internal error: a document's place is missing from the bundle")
+		}
+		places = append(places, at{off, ph})
+	}
+	slices.SortFunc(places, func(a, b at) int { return a.off - b.off })
+	last := 0
+	for _, p := range places {
+		if _, err := w.Write(encoded[last:p.off]); err != nil {
+			return err
+		}
+		line := bytes.LastIndexByte(encoded[:p.off], '\n') + 1
+		depth := (len(encoded[line:p.off]) - len(bytes.TrimLeft(encoded[line:p.off], " "))) / 2
+		iw := jsonpos.NewIndentWriter(w, depth, "  ")
+		if err := doc(iw, sp.docs[p.ph]); err != nil {
+			return err
+		}
+		if err := iw.Flush(); err != nil {
+			return err
+		}
+		last = p.off + len(p.ph)
+	}
+	_, err := w.Write(encoded[last:])
+	return err
+}
+
+// bundleDoc is the bundle as a value to encode, large documents stood in
+// for by sp.
+func (in *Inputs) bundleDoc(redact bool, sp *splicer) (map[string]any, error) {
 	out := map[string]any{"schema": BundleSchema}
 	if in.Description != "" {
 		out["description"] = in.Description
@@ -327,9 +458,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 				if r.metrics == nil {
 					return nil, fmt.Errorf("fleet: the metrics of node %q were not read from a document, so they cannot be written back", id)
 				}
-				if parts["metrics"], err = in.metricsDoc(r.metrics); err != nil {
-					return nil, err
-				}
+				parts["metrics"] = sp.stand(r.metrics)
 			}
 			nodes[id] = parts
 		}
@@ -339,9 +468,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		if in.raw.metrics == nil {
 			return nil, fmt.Errorf("fleet: metrics were not read from a document, so they cannot be written back")
 		}
-		if out["metrics"], err = in.metricsDoc(in.raw.metrics); err != nil {
-			return nil, err
-		}
+		out["metrics"] = sp.stand(in.raw.metrics)
 	}
 	if in.DemandHistory != nil {
 		h, err := in.DemandHistory.Marshal()
@@ -373,14 +500,7 @@ func (in *Inputs) Bundle(redact bool) ([]byte, error) {
 		}
 		out[list.key] = docs
 	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(out); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
+	return out, nil
 }
 
 // configDoc is the config as read, or lloom's redacted copy with the pool

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -703,3 +704,84 @@ func TestMetricsAsReadWriteTheSameBundle(t *testing.T) {
 		t.Error("the same metrics with their keys in two orders write different bundles")
 	}
 }
+
+// TestBundleSplicesMetricsAsTheEncoderWritesThem: metrics documents are
+// written into the bundle as they are rewritten, around placeholders in
+// the rest; the bytes are what the encoder writes for the whole bundle
+// (two-space indent of its compact form) with each metrics member the
+// document's canonical form, redacted when the bundle is, at the top and
+// under a node.
+func TestBundleSplicesMetricsAsTheEncoderWritesThem(t *testing.T) {
+	in := loadExample(t, "spark-fleet.json")
+	raw := in.raw.metrics
+	if raw == nil {
+		t.Fatal("the example has no metrics document")
+	}
+	// A URL and a key in a metrics text, and the same metrics as a node's.
+	var mdoc map[string]any
+	if err := json.Unmarshal(raw, &mdoc); err != nil {
+		t.Fatal(err)
+	}
+	recent, _ := mdoc["recent"].([]any)
+	mdoc["recent"] = append(recent, map[string]any{"model": "m", "error": "http://10.0.0.9:8000/v1 failed, key sk-canaryMetricsKey1"})
+	raw, err := json.MarshalIndent(mdoc, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := lloom.ParseMetrics(raw, "metrics.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Metrics, in.raw.metrics = m, raw
+	if err := in.AddNodeMetrics("spark-node-01", raw, nil, Source{File: "node-metrics.json"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, redact := range []bool{false, true} {
+		out, err := in.Bundle(redact)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var compact, want bytes.Buffer
+		if err := json.Compact(&compact, out); err != nil {
+			t.Fatalf("redact %v: not JSON: %v", redact, err)
+		}
+		if err := json.Indent(&want, compact.Bytes(), "", "  "); err != nil {
+			t.Fatal(err)
+		}
+		want.WriteByte('\n')
+		if !bytes.Equal(out, want.Bytes()) {
+			t.Errorf("redact %v: the bundle is not laid out as the encoder lays it out", redact)
+		}
+		doc := map[string]json.RawMessage{}
+		var nodes map[string]map[string]json.RawMessage
+		if err := json.Unmarshal(compact.Bytes(), &doc); err != nil || json.Unmarshal(doc["nodes"], &nodes) != nil {
+			t.Fatal(err)
+		}
+		wantDoc, err := jsonpos.Canonical(raw)
+		if redact {
+			wantDoc, err = lloom.RedactJSON(raw)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		for where, got := range map[string]json.RawMessage{"top": doc["metrics"], "node": nodes["spark-node-01"]["metrics"]} {
+			if !bytes.Equal(got, wantDoc) {
+				t.Errorf("redact %v: the %s metrics member is not the document's canonical form", redact, where)
+			}
+		}
+		if leaked := bytes.Contains(out, []byte("sk-canaryMetricsKey1")) || bytes.Contains(out, []byte("10.0.0.9")); leaked != !redact {
+			t.Errorf("redact %v: the metrics canary is in the bundle: %v", redact, leaked)
+		}
+		if bytes.Contains(out, []byte("poolsolve-splice-")) {
+			t.Errorf("redact %v: a placeholder is left in the bundle", redact)
+		}
+	}
+	var w failingWriter
+	if err := in.WriteBundle(&w, true); err == nil {
+		t.Error("WriteBundle to a writer that fails gave no error")
+	}
+}
+
+type failingWriter struct{}
+
+func (*failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }

@@ -168,12 +168,16 @@ func readRecipe(data []byte, file string) (*lloom.Recipe, json.RawMessage, error
 // AddNodeMetrics reads node's own metrics document (its /gateway/metrics
 // answer) into the inputs, as a bundle's nodes.NODE.metrics would be read;
 // src says where it came from. A live answer of tens of megabytes is read
-// once, not copied into a bundle and read again. A node given metrics
-// twice is an error.
-func (in *Inputs) AddNodeMetrics(node string, data []byte, src Source) error {
-	m, raw, err := readMetrics(data, src.String())
-	if err != nil {
-		return err
+// once, not copied into a bundle and read again: parsed, when not nil, is
+// data already parsed by lloom.ParseMetrics (with File src.String()),
+// which the inputs then own. A node given metrics twice is an error.
+func (in *Inputs) AddNodeMetrics(node string, data []byte, parsed *lloom.Metrics, src Source) error {
+	m, raw := parsed, json.RawMessage(data)
+	if m == nil {
+		var err error
+		if m, raw, err = readMetrics(data, src.String()); err != nil {
+			return err
+		}
 	}
 	return in.addNodePart(node, "metrics", m, raw, src)
 }

@@ -13,12 +13,47 @@ import (
 // write and serve is made from this copy, so no secret in an input can
 // reach an output. The receiver is not changed.
 func (in *Inputs) Redacted() (*Inputs, error) {
+	return in.redacted(copyMetrics)
+}
+
+// RedactedInPlace is Redacted for inputs the caller drops: the parsed
+// metrics, by far the largest documents (a busy gateway's answer is tens
+// of megabytes), are redacted where they are instead of copied, so the
+// receiver's metrics change; the rest is as Redacted.
+func (in *Inputs) RedactedInPlace() (*Inputs, error) {
+	return in.redacted(metricsInPlace)
+}
+
+// How redacted treats the parsed metrics.
+type metricsRedaction int
+
+const (
+	copyMetrics    metricsRedaction = iota // lloom.Redact
+	metricsInPlace                         // lloom.RedactInPlace
+	// sharedMetrics keeps the receiver's, unredacted: only for Bundle,
+	// which writes metrics from the documents as read, redacted then,
+	// and never from the parsed ones.
+	sharedMetrics
+)
+
+func redactMetrics(m *lloom.Metrics, how metricsRedaction) *lloom.Metrics {
+	switch how {
+	case metricsInPlace:
+		lloom.RedactInPlace(m)
+		return m
+	case sharedMetrics:
+		return m
+	}
+	return lloom.Redact(m)
+}
+
+func (in *Inputs) redacted(how metricsRedaction) (*Inputs, error) {
 	out := *in
 	out.Description = lloom.RedactText(in.Description)
 	out.Config = in.Config.Redacted()
 	out.ConfigPool = lloom.Redact(in.ConfigPool)
 	out.Profiles = lloom.Redact(in.Profiles)
-	out.Metrics = lloom.Redact(in.Metrics)
+	out.Metrics = redactMetrics(in.Metrics, how)
 	out.Benchmarks = lloom.Redact(in.Benchmarks)
 	out.Recipes = lloom.Redact(in.Recipes)
 	out.Sources = maps.Clone(in.Sources)
@@ -29,7 +64,7 @@ func (in *Inputs) Redacted() (*Inputs, error) {
 				Profile:   lloom.Redact(n.Profile),
 				Inventory: lloom.Redact(n.Inventory),
 				Status:    n.Status.Redacted(),
-				Metrics:   lloom.Redact(n.Metrics),
+				Metrics:   redactMetrics(n.Metrics, how),
 			}
 		}
 	}
@@ -48,18 +83,6 @@ func (in *Inputs) Redacted() (*Inputs, error) {
 		return nil, err
 	}
 	return &out, nil
-}
-
-// metricsDoc is a metrics document for a bundle: readMetrics keeps it as
-// read, so it is made canonical here (redaction writes it so already).
-func (in *Inputs) metricsDoc(raw json.RawMessage) (json.RawMessage, error) {
-	if !in.redactRaw {
-		var err error
-		if raw, err = canonicalJSON(raw); err != nil {
-			return nil, err
-		}
-	}
-	return in.rawDoc(raw)
 }
 
 // rawDoc is a document as read, redacted when the inputs are.

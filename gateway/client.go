@@ -215,7 +215,7 @@ func (c *client) getOnce(ctx context.Context, u *url.URL, timeout time.Duration)
 	if resp.ContentLength > c.max {
 		return nil, c.tooLarge()
 	}
-	body, tooLarge, err := safehttp.ReadCapped(resp.Body, c.max)
+	body, tooLarge, err := safehttp.ReadCappedSize(resp.Body, c.max, resp.ContentLength)
 	if err != nil {
 		return nil, safehttp.Describe(err, timeout)
 	}

@@ -24,7 +24,7 @@ type fake struct {
 	query  map[string]string
 }
 
-func newFake(t *testing.T, key string) *fake {
+func newFake(t testing.TB, key string) *fake {
 	t.Helper()
 	f := &fake{key: key, routes: map[string]http.HandlerFunc{}, hits: map[string]int{}, query: map[string]string{}}
 	f.srv = httptest.NewServer(http.HandlerFunc(f.serve))

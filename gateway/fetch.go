@@ -76,6 +76,24 @@ type Node struct {
 	// when it gave none (see Fleet.Problems). Every LLooM gateway counts
 	// only the requests sent to it, so demand is read from every node.
 	Metrics json.RawMessage
+	// metrics is Metrics as the fetch parsed it, so that a large answer
+	// is read once (see ParsedMetrics); nil once Inputs has taken it.
+	metrics *lloom.Metrics
+}
+
+// ParsedMetrics returns the node's metrics answer parsed, with file
+// naming it in the result: as the fetch read it, else parsed again.
+// Nothing in the Fleet changes it; a caller that changes the result
+// changes what Inputs reads.
+func (n *Node) ParsedMetrics(file string) (*lloom.Metrics, error) {
+	if n.Metrics == nil {
+		return nil, errors.New("no metrics")
+	}
+	if n.metrics == nil {
+		return lloom.ParseMetrics(n.Metrics, file)
+	}
+	n.metrics.File = file
+	return n.metrics, nil
 }
 
 // maxParallel bounds how many nodes are asked at once.
@@ -558,8 +576,9 @@ func (f *fetcher) metrics(ctx context.Context) {
 	}
 	errs := make([]error, len(ids))
 	raws := make([]json.RawMessage, len(ids))
+	parsed := make([]*lloom.Metrics, len(ids))
 	f.parallel(ctx, len(ids), func(i int) {
-		raws[i], errs[i] = f.askMetrics(ctx, ids[i], q)
+		raws[i], parsed[i], errs[i] = f.askMetrics(ctx, ids[i], q)
 	})
 	got := 0
 	for i, id := range ids {
@@ -567,7 +586,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 			f.problem("%s: /gateway/metrics: %v; its requests are left out of demand", id, errs[i])
 			continue
 		}
-		f.fleet.Nodes[id].Metrics = raws[i]
+		f.fleet.Nodes[id].Metrics, f.fleet.Nodes[id].metrics = raws[i], parsed[i]
 		got++
 	}
 	if got == 0 && len(ids) > 0 {
@@ -575,31 +594,37 @@ func (f *fetcher) metrics(ctx context.Context) {
 	}
 }
 
-func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage, error) {
+// askMetrics returns node id's metrics answer redacted, and parsed from
+// the redacted text. The answer as received is not kept past its
+// redaction: an answer can be tens of megabytes.
+func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage, *lloom.Metrics, error) {
 	base := f.base
 	if id != f.local {
 		if f.o.Config == nil {
-			return nil, errors.New("no config to find its endpoint")
+			return nil, nil, errors.New("no config to find its endpoint")
 		}
 		u, err := f.endpoint(id)
 		if err != nil {
-			return nil, errors.New("the config gives no usable endpoint")
+			return nil, nil, errors.New("the config gives no usable endpoint")
 		}
 		base = u
 	}
 	deadline, budget := f.budget(id)
 	body, err := f.c.get(ctx, route(base, "/gateway/metrics", q), deadline, budget)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	// body is not used past this line, so the collector may take it
+	// while the redacted copy is parsed.
 	raw, err := lloom.RedactJSON(body)
+	var m *lloom.Metrics
 	if err == nil {
-		_, err = lloom.ParseMetrics(raw, "/gateway/metrics")
+		m, err = lloom.ParseMetrics(raw, "/gateway/metrics")
 	}
 	if err != nil {
-		return nil, parseProblem("metrics document", err)
+		return nil, nil, parseProblem("metrics document", err)
 	}
-	return raw, nil
+	return raw, m, nil
 }
 
 // parallel runs do(0..n-1), at most maxParallel at once.

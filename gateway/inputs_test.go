@@ -11,6 +11,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 func loadBase(t *testing.T, src fleet.Sources) *fleet.Inputs {
@@ -237,5 +238,34 @@ func TestNoSecretLeavesTheGateway(t *testing.T) {
 	}
 	if !strings.Contains(all.String(), "[redacted]") {
 		t.Errorf("nothing was redacted: the canaries were not where the test put them")
+	}
+}
+
+// TestInputsTakeTheMetricsAsFetched: a metrics answer is parsed once, when
+// it is fetched; the inputs get that reading (what parsing the redacted
+// answer again gives, named by its source), and the fleet lets go of it.
+func TestInputsTakeTheMetricsAsFetched(t *testing.T) {
+	fl := liveFleet(t)
+	n := fl.Nodes["spark-node-01"]
+	if n.metrics == nil {
+		t.Fatal("the fetch kept no parsed metrics")
+	}
+	in, err := fl.Inputs(loadBase(t, fleet.Sources{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := fleet.Source{File: fl.Source, Path: "its own /gateway/metrics"}
+	want, err := lloom.ParseMetrics(n.Metrics, src.String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := in.Nodes["spark-node-01"].Metrics; !reflect.DeepEqual(got, want) {
+		t.Errorf("the inputs' metrics are not the answer's reading:\n%+v\nwant\n%+v", got, want)
+	}
+	if n.metrics != nil {
+		t.Error("the fleet still holds the parsed metrics")
+	}
+	if again, err := n.ParsedMetrics("x"); err != nil || again.File != "x" || !reflect.DeepEqual(again.Recent, want.Recent) {
+		t.Errorf("ParsedMetrics after Inputs: %v", err)
 	}
 }

@@ -1,61 +1,25 @@
 package lloom
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/poolsolve/poolsolve/internal/bigmetrics"
 )
 
 // bigMetrics grows the captured 0.2.3 /gateway/metrics answer to about
-// size bytes: its recent[] entries and model buckets are repeated with
-// new ids (nine parts recent, one part buckets), as a busy gateway's
-// answer would be.
+// size bytes (bigmetrics.Grow).
 func bigMetrics(tb testing.TB, size int) []byte {
 	tb.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "lloom-gateway-0.2.3", "metrics.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	var doc map[string]json.RawMessage
-	if err := json.Unmarshal(data, &doc); err != nil {
-		tb.Fatal(err)
-	}
-	var recent, models []map[string]json.RawMessage
-	if err := json.Unmarshal(doc["recent"], &recent); err != nil {
-		tb.Fatal(err)
-	}
-	if err := json.Unmarshal(doc["models"], &models); err != nil {
-		tb.Fatal(err)
-	}
-	list := func(items []map[string]json.RawMessage, prefix string, budget int) json.RawMessage {
-		var b bytes.Buffer
-		b.WriteByte('[')
-		for i := 0; b.Len() < budget; i++ {
-			e := items[i%len(items)]
-			e["id"] = json.RawMessage(fmt.Sprintf("%q", fmt.Sprintf("%s-%d", prefix, i)))
-			line, err := json.Marshal(e)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			if i > 0 {
-				b.WriteString(",\n")
-			}
-			b.Write(line)
-		}
-		b.WriteByte(']')
-		return b.Bytes()
-	}
-	doc["recent"] = list(recent, "conn", size*9/10)
-	doc["models"] = list(models, "model", size/10)
-	out, err := json.Marshal(doc)
+	out, err := bigmetrics.Grow(data, size)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -80,7 +44,7 @@ func BenchmarkParseMetrics(b *testing.B) {
 			// One parse first, alone, for its peak: the loop below keeps a
 			// parse's result while the next one runs.
 			debug.FreeOSMemory() // what building the input left
-			peak, rssOK := peakRSS()
+			peak, rssOK := bigmetrics.PeakRSS()
 			if _, err := ParseMetrics(data, "metrics.json"); err != nil {
 				b.Fatal(err)
 			}
@@ -93,7 +57,7 @@ func BenchmarkParseMetrics(b *testing.B) {
 			b.ResetTimer()
 			var before, after runtime.MemStats
 			runtime.ReadMemStats(&before)
-			cpu0, cpuOK := cpuTime()
+			cpu0, cpuOK := bigmetrics.CPUTime()
 			n := 0
 			for b.Loop() {
 				if _, err := ParseMetrics(data, "metrics.json"); err != nil {
@@ -103,7 +67,7 @@ func BenchmarkParseMetrics(b *testing.B) {
 			}
 			runtime.ReadMemStats(&after)
 			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(data)), "alloc/input")
-			if cpu1, ok := cpuTime(); ok && cpuOK {
+			if cpu1, ok := bigmetrics.CPUTime(); ok && cpuOK {
 				// On a shared machine the CPU a parse uses says more than
 				// its wall time.
 				b.ReportMetric((cpu1-cpu0).Seconds()/float64(n), "cpu-s/op")
@@ -114,28 +78,6 @@ func BenchmarkParseMetrics(b *testing.B) {
 			}
 		})
 	}
-}
-
-// peakRSS resets the process's peak resident size and returns a reading
-// of the peak since, in bytes. Linux only (/proc/self/clear_refs 5 resets
-// VmHWM); ok is false elsewhere.
-func peakRSS() (read func() int64, ok bool) {
-	if os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) != nil {
-		return nil, false
-	}
-	return func() int64 {
-		data, err := os.ReadFile("/proc/self/status")
-		if err != nil {
-			return 0
-		}
-		for _, l := range strings.Split(string(data), "\n") {
-			if rest, ok := strings.CutPrefix(l, "VmHWM:"); ok {
-				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-				return kb << 10
-			}
-		}
-		return 0
-	}, true
 }
 
 // TestMetricsFastPathReadsWhatTheTreeReads: the fast path must give what

@@ -41,10 +41,28 @@ type metricsWire struct {
 
 func parseMetricsFast(data []byte, file string) (*Metrics, bool) {
 	// json.Unmarshal checks the syntax before it decodes anything.
-	if !jsonpos.CheckKeys(data, exactMetricsKey) {
+	ok, lens := jsonpos.CheckKeysCounting(data, exactMetricsKey)
+	if !ok {
 		return nil, false
 	}
+	// The lists are made at their final size: encoding/json fills a
+	// slice's capacity before it grows it, and growing a 55,000-entry
+	// recent[] one step at a time copies it over and over.
 	var w metricsWire
+	if n := lens["recent"]; n > 0 {
+		w.Recent = make([]MetricsEntry, 0, n)
+	}
+	if n := lens["active"]; n > 0 {
+		w.Active = make([]MetricsEntry, 0, n)
+	}
+	for _, l := range []struct {
+		key  string
+		list *[]MetricsBucket
+	}{{"models", &w.Models}, {"routes", &w.Routes}, {"requested", &w.Requested}} {
+		if n := lens[l.key]; n > 0 {
+			*l.list = make([]MetricsBucket, 0, n)
+		}
+	}
 	if json.Unmarshal(data, &w) != nil || w.Error != nil {
 		return nil, false
 	}

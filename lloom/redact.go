@@ -3,6 +3,7 @@ package lloom
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"reflect"
 	"regexp"
 	"strings"
@@ -89,17 +90,39 @@ func Redact[T any](v T) T {
 	return c
 }
 
+// RedactInPlace applies Redact's rules to what v, a pointer, points to,
+// where it is: for a large document nothing else refers to, whose copy
+// would cost as much again. Redact(v) and RedactInPlace(v) leave the
+// same values.
+func RedactInPlace[T any](v *T) {
+	if v != nil {
+		redactValue(reflect.ValueOf(v).Elem(), "", false)
+	}
+}
+
 // RedactJSON applies the rules to a JSON document and writes it back
 // compact, keys sorted, numbers as written, without HTML escaping. It
 // streams (jsonpos.Rewrite): a large answer costs about its own size. A
 // key written twice is an error, as everywhere else.
 func RedactJSON(data []byte) ([]byte, error) {
-	out, err := jsonpos.Rewrite(data, jsonCtx{}, jsonRules{})
+	out, err := jsonpos.Rewrite(data, jsonCtx{}, &jsonRules{keys: map[string]keyRules{}})
 	var se *jsonpos.SyntaxError
 	if errors.As(err, &se) {
 		return nil, &InputError{Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
 	}
 	return out, err
+}
+
+// RedactJSONTo is RedactJSON writing to w as it goes (jsonpos.RewriteTo):
+// the same bytes, without holding the redacted document. Nothing is
+// written when data is refused.
+func RedactJSONTo(w io.Writer, data []byte) error {
+	err := jsonpos.RewriteTo(w, data, jsonCtx{}, &jsonRules{keys: map[string]keyRules{}})
+	var se *jsonpos.SyntaxError
+	if errors.As(err, &se) {
+		return &InputError{Line: se.Line, Col: se.Col, Path: se.Path, Msg: se.Msg}
+	}
+	return err
 }
 
 // jsonCtx is where a JSON value sits, for the rules: the key it is under
@@ -110,22 +133,55 @@ type jsonCtx struct {
 }
 
 // jsonRules are redactValue's rules for JSON, which has no Go types to
-// tell an id-keyed map from an object: idMaps does.
-type jsonRules struct{}
+// tell an id-keyed map from an object: idMaps does. keys remembers what
+// the rules make of each key (a long list repeats the same few), for one
+// document.
+type jsonRules struct {
+	keys map[string]keyRules
+}
 
-func (jsonRules) Member(p jsonCtx, k string) jsonCtx {
+// keyRules is what the rules make of a key: secretKey and addressKey.
+type keyRules struct{ secret, address bool }
+
+// maxKeyRules bounds jsonRules.keys: a document keyed by ids has as
+// many keys as entries.
+const maxKeyRules = 4096
+
+func (r *jsonRules) key(k string) keyRules {
+	kr, ok := r.keys[k]
+	if !ok {
+		kr = keyRules{secretKey(k), addressKey(k)}
+		if len(r.keys) < maxKeyRules {
+			r.keys[k] = kr
+		}
+	}
+	return kr
+}
+
+func (r *jsonRules) Member(p jsonCtx, k string) jsonCtx {
 	switch {
 	case isEnvKey(p.key):
 		return jsonCtx{k, p.secret || !safeEnv[k]}
 	case idMaps[p.key]:
 		return jsonCtx{"", p.secret}
 	}
-	return jsonCtx{k, p.secret || secretKey(k)}
+	return jsonCtx{k, p.secret || r.key(k).secret}
 }
 
-func (jsonRules) String(c jsonCtx, s string) string { return redactString(s, c.key, c.secret) }
+// String is redactString, with the key's rules from the cache.
+func (r *jsonRules) String(c jsonCtx, s string) string {
+	if s == "" || c.secret || publicKeys[c.key] || placeholder(s) {
+		return redactString(s, c.key, c.secret)
+	}
+	if r.key(c.key).address {
+		return Redaction
+	}
+	return RedactText(s)
+}
 
-func (jsonRules) Strings(c jsonCtx, ss []string) []string { return redactList(ss, c.key, c.secret) }
+func (r *jsonRules) Strings(c jsonCtx, ss []string) []string {
+	return redactList(ss, c.key, c.secret)
+}
 
 var jsonNumberType = reflect.TypeFor[json.Number]()
 
@@ -424,7 +480,8 @@ func RedactText(s string) string {
 			break
 		}
 	}
-	if bearerRE.MatchString(s) {
+	// bearerRE needs white space (\s) after the word.
+	if strings.ContainsAny(s, " \t\n\f\r") && bearerRE.MatchString(s) {
 		s = bearerRE.ReplaceAllString(s, "${1} "+Redaction)
 	}
 	if strings.HasPrefix(s, "-") || strings.Contains(s, " -") || strings.Contains(s, "\t-") {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -136,4 +137,28 @@ func TestRedactedOfNilIsNil(t *testing.T) {
 		t.Error("Redacted of nil should be nil")
 	}
 	_ = fmt.Sprint(c, n, cs) // printing nil documents must not panic
+}
+
+// TestRedactInPlaceLeavesWhatRedactReturns: the large metrics are
+// redacted where they are for a command's inputs; the values must be
+// Redact's.
+func TestRedactInPlaceLeavesWhatRedactReturns(t *testing.T) {
+	doc := `{"totals": {"requests": 2}, "models": [{"id": "m", "last": {"error": "upstream http://10.0.0.9:8000/v1 refused key sk-canaryInPlace1"}}],
+		"recent": [{"model": "m", "target": "http://10.0.0.9:8000", "error": {"message": "Bearer abcdefghij failed"}}, {"model": "n", "runtime": "vllm serve n --api-key sk-canaryInPlace2"}]}`
+	a, err := ParseMetrics([]byte(doc), "http://gateway.test/gateway/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := ParseMetrics([]byte(doc), "http://gateway.test/gateway/metrics")
+	want := Redact(a)
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("Redact changed its argument")
+	}
+	RedactInPlace(b)
+	if !reflect.DeepEqual(b, want) {
+		t.Errorf("in place: %+v\nRedact: %+v", b, want)
+	}
+	if s := fmt.Sprintf("%+v %+v", b, *b.Models[0].Last); strings.Contains(s, "canaryInPlace") || strings.Contains(s, "10.0.0.9") || strings.Contains(s, "abcdefghij") {
+		t.Errorf("a canary is left: %s", s)
+	}
 }

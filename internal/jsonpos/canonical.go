@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -34,24 +35,95 @@ type Rewriter[C any] interface {
 // Rewrite is Canonical with every string value passed through r (nil
 // changes nothing); root is the document's own context.
 func Rewrite[C any](data []byte, root C, r Rewriter[C]) ([]byte, error) {
+	c, err := newCanon(data, r, len(data))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.run(root); err != nil {
+		return nil, err
+	}
+	return c.out, nil
+}
+
+// RewriteTo is Rewrite writing to w as it goes, so that a large document
+// is never held twice. Nothing is written when data is refused; an error
+// of w ends the rewrite and is returned.
+func RewriteTo[C any](w io.Writer, data []byte, root C, r Rewriter[C]) error {
+	c, err := newCanon(data, r, 2*flushAt)
+	if err != nil {
+		return err
+	}
+	c.w = w
+	if err := c.run(root); err != nil {
+		return err
+	}
+	c.flush()
+	return c.err
+}
+
+// flushAt is how much output RewriteTo gathers before it writes.
+const flushAt = 64 << 10
+
+func newCanon[C any](data []byte, r Rewriter[C], size int) (*canon[C], error) {
 	if !json.Valid(data) {
 		return nil, errors.New("not valid JSON")
 	}
 	if err := Duplicates(data); err != nil {
 		return nil, err
 	}
-	c := canon[C]{data: data, out: make([]byte, 0, len(data)), r: r}
-	i := c.value(skipBlank(data, 0), root)
-	if skipBlank(data, i) != len(data) {
-		return nil, errors.New("not one JSON value")
+	return &canon[C]{data: data, out: make([]byte, 0, size), r: r, keys: map[string]string{}}, nil
+}
+
+func (c *canon[C]) run(root C) error {
+	i := c.value(skipBlank(c.data, 0), root)
+	if skipBlank(c.data, i) != len(c.data) {
+		return errors.New("not one JSON value")
 	}
-	return c.out, nil
+	return nil
+}
+
+// flush writes what RewriteTo has gathered.
+func (c *canon[C]) flush() {
+	if c.w == nil || len(c.out) == 0 {
+		return
+	}
+	if c.err == nil {
+		_, c.err = c.w.Write(c.out)
+	}
+	c.out = c.out[:0]
 }
 
 type canon[C any] struct {
 	data []byte
 	out  []byte
 	r    Rewriter[C]
+	// members holds each open object's members, by depth, reused from
+	// one object to the next.
+	members [][]member
+	depth   int
+	// keys are the object keys met so far, so that a key written in
+	// every entry of a long list is decoded once (at most maxKeys).
+	keys map[string]string
+	// w, for RewriteTo, takes out whenever it passes flushAt; err is its
+	// first error.
+	w   io.Writer
+	err error
+}
+
+// maxKeys bounds canon.keys: a document keyed by ids has as many keys as
+// entries.
+const maxKeys = 4096
+
+// key decodes the quoted key q, from canon.keys when it was met before.
+func (c *canon[C]) key(q []byte) string {
+	if k, ok := c.keys[string(q)]; ok {
+		return k
+	}
+	k := decodeString(q)
+	if len(c.keys) < maxKeys {
+		c.keys[string(q)] = k
+	}
+	return k
 }
 
 type member struct {
@@ -69,16 +141,28 @@ func skipBlank(data []byte, i int) int {
 // value writes the value starting at i and returns the offset after it.
 // data is valid JSON, so the scan needs no checks.
 func (c *canon[C]) value(i int, ctx C) int {
+	if c.w != nil && len(c.out) >= flushAt {
+		c.flush()
+	}
 	d := c.data
 	switch d[i] {
 	case '{':
-		var ms []member
+		if c.depth == len(c.members) {
+			c.members = append(c.members, nil)
+		}
+		ms := c.members[c.depth][:0]
+		c.depth++
+		defer func() {
+			c.depth--
+			clear(ms) // the keys, for the collector
+			c.members[c.depth] = ms[:0]
+		}()
 		i = skipBlank(d, i+1)
 		for d[i] != '}' {
 			end := stringEnd(d, i)
 			vs := skipBlank(d, skipBlank(d, end)+1) // past ':'
 			ve := skipValue(d, vs)
-			ms = append(ms, member{decodeString(d[i:end]), vs, ve})
+			ms = append(ms, member{c.key(d[i:end]), vs, ve})
 			i = skipBlank(d, ve)
 			if d[i] == ',' {
 				i = skipBlank(d, i+1)

@@ -41,9 +41,22 @@ func CheckKeys(data []byte, keyOK func(key []byte) bool) bool {
 	return s.scan(keyOK) == nil
 }
 
+// CheckKeysCounting is CheckKeys that also counts the elements of every
+// array that is a member of the top-level object, by key (a key written
+// twice makes ok false), so that a decoder can size its slices once
+// instead of growing them: growing a 55,000-entry recent[] costs several
+// times its final size in copies.
+func CheckKeysCounting(data []byte, keyOK func(key []byte) bool) (ok bool, lens map[string]int) {
+	s := scanner{data: data, lens: map[string]int{}}
+	if s.scan(keyOK) != nil {
+		return false, nil
+	}
+	return true, s.lens
+}
+
 // smallObject is how many keys are compared one by one before an object
 // gets a map.
-const smallObject = 16
+const smallObject = 32
 
 type frame struct {
 	object bool
@@ -58,6 +71,9 @@ type scanner struct {
 	data  []byte
 	stack []frame
 	depth int
+	// lens, when not nil, gets the element count of each array that is
+	// a member of the top-level object.
+	lens map[string]int
 }
 
 var errRejected = errors.New("key rejected")
@@ -73,6 +89,13 @@ func (s *scanner) scan(keyOK func([]byte) bool) error {
 			s.push(data[i] == '{')
 			i++
 		case '}', ']':
+			if s.lens != nil && data[i] == ']' && s.depth == 2 && s.stack[0].object && !s.stack[1].object {
+				n := s.stack[1].index + 1
+				if j := lastNonBlank(data, i); j >= 0 && data[j] == '[' {
+					n = 0
+				}
+				s.lens[string(s.stack[0].key)] = n
+			}
 			if s.depth > 0 {
 				s.depth--
 			}
@@ -176,6 +199,17 @@ func (s *scanner) path() string {
 func (s *scanner) errorAt(off int, path, msg string) error {
 	line, col := Position(s.data, off)
 	return &SyntaxError{Offset: off, Line: line, Col: col, Path: path, Msg: msg}
+}
+
+// lastNonBlank is the offset of the last byte before i that is not JSON
+// white space, or -1.
+func lastNonBlank(data []byte, i int) int {
+	for i--; i >= 0; i-- {
+		if c := data[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return i
+		}
+	}
+	return -1
 }
 
 // stringEnd returns the offset just past the string starting at i, or -1

