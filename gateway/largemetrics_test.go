@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"runtime"
-	"runtime/debug"
 	"testing"
 	"time"
 
@@ -39,31 +37,5 @@ func BenchmarkFetchLargeMetrics(b *testing.B) {
 			b.Fatalf("metrics from %v; problems %v", fl.MetricsFrom(), fl.Problems)
 		}
 	}
-	debug.FreeOSMemory()
-	peak, rssOK := bigmetrics.PeakRSS()
-	fetch()
-	var peakBytes int64
-	if rssOK {
-		peakBytes = peak()
-	}
-	b.ReportAllocs()
-	b.SetBytes(int64(len(big)))
-	b.ResetTimer()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	cpu0, cpuOK := bigmetrics.CPUTime()
-	n := 0
-	for b.Loop() {
-		fetch()
-		n++
-	}
-	runtime.ReadMemStats(&after)
-	b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(big)), "alloc/input")
-	if cpu1, ok := bigmetrics.CPUTime(); ok && cpuOK {
-		b.ReportMetric((cpu1-cpu0).Seconds()/float64(n), "cpu-s/op")
-	}
-	if rssOK {
-		b.ReportMetric(float64(peakBytes)/1e6, "peak-RSS-MB")
-		b.ReportMetric(float64(4*len(big)+50e6)/1e6, "budget-MB")
-	}
+	bigmetrics.Bench(b, len(big), fetch)
 }

@@ -5,7 +5,6 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime"
-	"runtime/debug"
 	"testing"
 
 	"github.com/poolsolve/poolsolve/internal/bigmetrics"
@@ -41,41 +40,11 @@ func BenchmarkParseMetrics(b *testing.B) {
 	}{{"1MB", 1 << 20}, {"30MB", 30 << 20}} {
 		data := bigMetrics(b, size.bytes)
 		b.Run(size.name, func(b *testing.B) {
-			// One parse first, alone, for its peak: the loop below keeps a
-			// parse's result while the next one runs.
-			debug.FreeOSMemory() // what building the input left
-			peak, rssOK := bigmetrics.PeakRSS()
-			if _, err := ParseMetrics(data, "metrics.json"); err != nil {
-				b.Fatal(err)
-			}
-			var peakBytes int64
-			if rssOK {
-				peakBytes = peak()
-			}
-			b.ReportAllocs()
-			b.SetBytes(int64(len(data)))
-			b.ResetTimer()
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			cpu0, cpuOK := bigmetrics.CPUTime()
-			n := 0
-			for b.Loop() {
+			bigmetrics.Bench(b, len(data), func() {
 				if _, err := ParseMetrics(data, "metrics.json"); err != nil {
 					b.Fatal(err)
 				}
-				n++
-			}
-			runtime.ReadMemStats(&after)
-			b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(n)/float64(len(data)), "alloc/input")
-			if cpu1, ok := bigmetrics.CPUTime(); ok && cpuOK {
-				// On a shared machine the CPU a parse uses says more than
-				// its wall time.
-				b.ReportMetric((cpu1-cpu0).Seconds()/float64(n), "cpu-s/op")
-			}
-			if rssOK {
-				b.ReportMetric(float64(peakBytes)/1e6, "peak-RSS-MB")
-				b.ReportMetric(float64(4*len(data)+50e6)/1e6, "budget-MB")
-			}
+			})
 		})
 	}
 }
