@@ -185,7 +185,9 @@
 // run nowhere give way, and the levels are searched under assumptions
 // (bounds assumed, never frozen), each proved by an UNSAT answer one
 // below its value; level 4 uses the exact diagram below its node cap,
-// else local search, and stays bounded by the group bound. WhyRoute and
+// else local search, and is bounded by the LP with its cuts on the
+// scenario's relaxation (its assumptions true, the earlier levels at most
+// their values; 250 ms at most), which often meets the incumbent. WhyRoute and
 // WhyLane weigh every option of an alias, or every placement of a runtime
 // on a node, as above, and price each possible one with a forced Replan.
 // Package answer turns them into `poolsolve resilience` and `poolsolve

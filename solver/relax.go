@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // This file strengthens the LP relaxation of one level before it is
@@ -78,10 +79,17 @@ func (r *relaxation) clone() *relaxation {
 // mirror, with the assumptions true and the earlier levels at the
 // incumbent's values (they are frozen there).
 func newRelaxation(x *exact, i int) *relaxation {
-	lin := &x.e.Linear
+	return newRelaxationOf(x.e, x.obj, x.e.Linear.Assumed, i)
+}
+
+// newRelaxationOf is newRelaxation for encoding e with the earlier levels
+// bounded by obj and the literals assumed true (a what-if scenario's set,
+// which is not the encoding's own).
+func newRelaxationOf(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i int) *relaxation {
+	lin := &e.Linear
 	fixed := map[z.Var]bool{}
 	r := &relaxation{col: map[z.Var]int{}, assumed: fixed}
-	for _, m := range lin.Assumed {
+	for _, m := range assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
 	var at []int // scratch: a column's place in the row being built, +1
@@ -115,14 +123,14 @@ func newRelaxation(x *exact, i int) *relaxation {
 		add(row.Terms, row.Op, row.RHS)
 	}
 	for j := 0; j < i; j++ {
-		add(lin.Objectives[j], encode.LE, x.obj[j]-lin.Offsets[j])
+		add(lin.Objectives[j], encode.LE, obj[j]-lin.Offsets[j])
 	}
 	// Disaggregated latency rows, written with literals.
 	lit := func(m z.Lit, coef int64, ts []encode.Term, rhs int64) ([]encode.Term, int64) {
-		if m == x.e.T {
+		if m == e.T {
 			return ts, rhs - coef
 		}
-		if m == x.e.F() {
+		if m == e.F() {
 			return ts, rhs
 		}
 		if !m.IsPos() { // coef·(1 − v)
@@ -130,8 +138,8 @@ func newRelaxation(x *exact, i int) *relaxation {
 		}
 		return append(ts, encode.Term{Var: m.Var(), Coef: coef}), rhs
 	}
-	for si := range x.e.Sources {
-		for _, rt := range x.e.Sources[si].Routes {
+	for si := range e.Sources {
+		for _, rt := range e.Sources[si].Routes {
 			if rt.Variant < 0 || rt.Split == [3]z.Lit{} {
 				continue
 			}
@@ -142,7 +150,7 @@ func newRelaxation(x *exact, i int) *relaxation {
 				}
 				ts, rhs = lit(y, 1, ts, rhs)
 				u, urhs := lit(y, 1, nil, 0)
-				u, urhs = lit(x.e.Variants[rt.Variant].Res[k], -1, u, urhs)
+				u, urhs = lit(e.Variants[rt.Variant].Res[k], -1, u, urhs)
 				add(u, encode.LE, urhs)
 			}
 			add(ts, encode.GE, rhs)

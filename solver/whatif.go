@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -742,6 +743,11 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 			return lb, src, nil
 		}
 	}
+	if i == 3 && lb < s.enc[i] && time.Now().Before(end) && s.ctx.Err() == nil {
+		if b, ok := s.lpBound(time.Now().Add(min(time.Until(end)/2, scenarioLPMax))); ok && b > lb {
+			lb, src = b, BoundLP
+		}
+	}
 	if i == 3 && s.w.l4TooBig && lb < s.enc[i] && time.Now().Before(end) {
 		// No exact diagram: local search polishes the incumbent instead.
 		polished := localsearch.ImproveUntilStale(s.ep, s.best, s.w.seed+1, end, exactWarmKicks)
@@ -750,6 +756,39 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 		}
 	}
 	return min(lb, s.enc[i]), src, nil
+}
+
+// scenarioLPMax caps the LP a scenario's level 4 gets: its root and a few
+// rounds of cuts, as a bound; the scenario's search goes on without it.
+const scenarioLPMax = 250 * time.Millisecond
+
+// lpBound bounds level 4 under the scenario by the LP with its cuts: the
+// encoding's linear mirror with the scenario's assumptions true (its
+// fixes and the pins it keeps, not the encoding's own set) and the
+// earlier levels at most their values, as the SAT bounds assume them.
+func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
+	e := s.k.e
+	if !e.Exact || s.k.static {
+		return 0, false // rounded memory proves nothing
+	}
+	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
+	r := newRelaxationOf(e, s.enc, assumed, 3)
+	r.propagate(deadline)
+	if r.dead {
+		return 0, false
+	}
+	r.substitute()
+	if len(r.rows) == 0 || !fitsSparse(r) {
+		return 0, false
+	}
+	stop := func() bool { return s.ctx.Err() != nil }
+	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.start, nil)
+	if pr == nil {
+		return 0, false
+	}
+	b := int64(math.Ceil(best-1e-6)) + r.constant + e.Linear.Offsets[3]
+	tracef(s.start, "what-if level 4 LP: bound %d after %d rounds", b, rounds)
+	return b, true
 }
 
 func (s *replanSearch) tryUntil(end time.Time, ms ...z.Lit) int {
