@@ -1,6 +1,3 @@
-// Package bigmetrics grows a captured /gateway/metrics answer to a given
-// size, for the benchmarks and measurements of issue 11's memory target
-// (a busy gateway answers tens of megabytes).
 package bigmetrics
 
 import (
