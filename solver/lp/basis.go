@@ -10,7 +10,6 @@ type basisInverse struct {
 	etaPiv []float64
 	etaIdx [][]int
 	etaVal [][]float64
-	etaNZ  int
 	work   *svec
 }
 
@@ -69,7 +68,6 @@ func (b *basisInverse) update(r int, alpha *svec) {
 	b.etaPiv = append(b.etaPiv, alpha.v[r])
 	b.etaIdx = append(b.etaIdx, idx)
 	b.etaVal = append(b.etaVal, val)
-	b.etaNZ += len(idx) + 1
 }
 
 func (b *basisInverse) updates() int { return len(b.etaPos) }

@@ -371,8 +371,6 @@ func (f *lu) finish() {
 	}
 }
 
-// nonzeros is the size of the factors.
-func (f *lu) nonzeros() int { return len(f.lIdx) + len(f.uIdx) + len(f.prow) }
 
 // ftran solves B·x = a in place: x holds a by rows on entry and x by
 // basis positions on return; work is scratch, left clear.
