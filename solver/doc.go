@@ -150,9 +150,10 @@
 // In the last part of level 4, while the workers run, local search
 // (package localsearch) polishes the incumbent in rounds.
 //
-// POOLSOLVE_TRACE=1 prints the search's timeline to stderr, and
+// POOLSOLVE_TRACE=1 prints the search's timeline to stderr,
 // POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved model as CPLEX LP
-// (relaxdump.go).
+// (relaxdump.go), and POOLSOLVE_PB_CORES=N plans the PB workers as if N
+// cores were free (for measuring the portfolio on another machine).
 //
 // # Explanations
 //
