@@ -371,7 +371,6 @@ func (f *lu) finish() {
 	}
 }
 
-
 // ftran solves B·x = a in place: x holds a by rows on entry and x by
 // basis positions on return; work is scratch, left clear.
 func (f *lu) ftran(x, work *svec) {
