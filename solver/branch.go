@@ -101,13 +101,8 @@ type canonRoot struct {
 func (x *exact) canonicalBC() bool {
 	root := x.canonRoot
 	if root == nil {
-		r := newRelaxation(x, 3)
-		r.propagate(x.run.deadline)
-		if r.dead {
-			return false
-		}
-		r.substitute()
-		if len(r.rows) == 0 || !fitsSparse(r) {
+		r, ok := presolvedRelaxation(x, 3, x.run.deadline)
+		if !ok || len(r.rows) == 0 || !fitsSparse(r) {
 			return false
 		}
 		_, _, _, cl, _, _ := sparseRounds(r, x.run.deadline, nil, x.traceStart(), nil)

@@ -674,12 +674,10 @@ func (x *exact) canonicalJob() (*pbJob, *relaxation, int64, bool) {
 // the caller has it (the job only reads it), else built here.
 func (x *exact) canonicalJobOf(r *relaxation) (*pbJob, *relaxation, int64, bool) {
 	if r == nil {
-		r = newRelaxation(x, 3)
-		r.propagate(x.run.deadline)
-		if r.dead {
+		var ok bool
+		if r, ok = presolvedRelaxation(x, 3, x.run.deadline); !ok {
 			return nil, nil, 0, false
 		}
-		r.substitute()
 	}
 	offset := r.constant + x.e.Linear.Offsets[3]
 	job := pbJobFor(r, x.obj[3], offset, nil)

@@ -82,6 +82,23 @@ func newRelaxation(x *exact, i int) *relaxation {
 	return newRelaxationOf(x.e, x.obj, x.e.Linear.Assumed, i)
 }
 
+// presolvedRelaxation is level i's model presolved by deadline: bounds
+// propagated and fixed columns substituted out. False when a row holds
+// for no point (the model has no plan).
+func presolvedRelaxation(x *exact, i int, deadline time.Time) (*relaxation, bool) {
+	return presolve(newRelaxation(x, i), deadline)
+}
+
+// presolve propagates r's bounds and substitutes its fixed columns out.
+func presolve(r *relaxation, deadline time.Time) (*relaxation, bool) {
+	r.propagate(deadline)
+	if r.dead {
+		return nil, false
+	}
+	r.substitute()
+	return r, true
+}
+
 // newRelaxationOf is newRelaxation for encoding e with the earlier levels
 // bounded by obj and the literals assumed true (a what-if scenario's set,
 // which is not the encoding's own).
@@ -596,12 +613,10 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if pre != nil {
 		r = pre.clone()
 	} else {
-		r = newRelaxation(x, i)
-		r.propagate(deadline)
-		if r.dead {
+		var ok bool
+		if r, ok = presolvedRelaxation(x, i, deadline); !ok {
 			return out, false
 		}
-		r.substitute()
 	}
 	if d := os.Getenv("POOLSOLVE_DUMP_RELAX"); d != "" && withLP {
 		r.dumpLP(fmt.Sprintf("%s-l%d-%d.lp", d, i+1, len(r.rows)))

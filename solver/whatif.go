@@ -772,13 +772,8 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 		return 0, false // rounded memory proves nothing
 	}
 	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
-	r := newRelaxationOf(e, s.enc, assumed, 3)
-	r.propagate(deadline)
-	if r.dead {
-		return 0, false
-	}
-	r.substitute()
-	if len(r.rows) == 0 || !fitsSparse(r) {
+	r, ok := presolve(newRelaxationOf(e, s.enc, assumed, 3), deadline)
+	if !ok || len(r.rows) == 0 || !fitsSparse(r) {
 		return 0, false
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
