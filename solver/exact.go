@@ -3,6 +3,7 @@ package solver
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -617,7 +618,7 @@ func (l *levelRun) finish() error {
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, end.Add(-time.Until(end)/8), &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.polish(l.pw, end.Add(-time.Until(end)/8), false, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -638,11 +639,15 @@ func (l *levelRun) finish() error {
 
 // polish runs local search from the incumbent until end and offers the
 // result; the level's value follows when it is better.
-func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
+func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int64, src *BoundSource) error {
 	// Rounds from the best plan with fresh seeds until end: a round ends
 	// when its kicks go stale, often well before end. The workers'
-	// answers are taken between rounds: one may prove the level.
+	// answers are taken between rounds: one may prove the level. With
+	// untilStale, a round that gains under polishStale of the level
+	// ends it too: mending a worker's plan before the level's own
+	// search needs a round or two, and on 256x1000 each takes a second.
 	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+		before := x.obj[x.at]
 		a := localsearch.ImproveContext(x.run.ctx, x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
 		fromWarm := x.fromWarm
 		ok, err := x.accept(a, false)
@@ -657,9 +662,16 @@ func (x *exact) polish(pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSour
 		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
 			return err
 		}
+		if untilStale && float64(before-x.obj[x.at]) <= polishStale*math.Abs(float64(before)) {
+			return nil
+		}
 	}
 	return nil
 }
+
+// polishStale is the least relative gain of a round for polishing
+// before a level's search to go on.
+const polishStale = 1e-3
 
 // settle records level i's outcome: its value, bound and status.
 func (x *exact) settle(i int, lb, ub int64, src BoundSource) {

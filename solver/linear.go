@@ -101,7 +101,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		// level alone: local search mends the later levels in moments
 		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
 		// from greedy and its search).
-		if err := x.polish(nil, time.Now().Add(time.Until(end)/5), lb, ub, src); err != nil {
+		if err := x.polish(nil, time.Now().Add(time.Until(end)/5), true, lb, ub, src); err != nil {
 			return err
 		}
 		if *lb >= *ub {
@@ -145,7 +145,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		if err := x.pollPB(pw, end.Add(-time.Until(end)/4), true, lb, ub, src); err != nil {
 			return err
 		}
-		if err := x.polish(pw, end, lb, ub, src); err != nil {
+		if err := x.polish(pw, end, false, lb, ub, src); err != nil {
 			return err
 		}
 	}

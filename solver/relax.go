@@ -635,38 +635,18 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, true
 	}
 	if fitsSparse(r) {
-		// Each round's bound is valid: the progress reports show it rise.
-		onBound := func(b float64) {
-			if x.e.Exact {
-				x.lpBound = min(int64(math.Ceil(b-1e-6))+offset, x.obj[i])
-				if x.run != nil {
-					x.run.progress(i, x.obj, x.lpBound)
-				}
-			}
-		}
-		best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart(), onBound)
-		if i == 3 && loop != nil && loop.complete && x.levelsProved(3) {
-			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
-		}
-		tracef(x.traceStart(), "level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
-		if pr == nil {
-			return out, false
-		}
-		out.noLP, out.source = false, BoundLP
-		out.lp, out.rounds, out.cuts, out.loop = best, rounds, cuts, loop
-		out.d, out.mag = reducedCosts(pr, y)
-		for j := range r.vars {
-			if r.lo[j] == r.hi[j] {
-				out.d[j] = 0
-			}
-		}
-		out.bound = int64(math.Ceil(best-1e-6)) + offset
-		return out, true
+		return x.sparseBound(out, i, r, offset, deadline, stop), true
 	}
-	// Too large for the simplex: the Lagrangian bound.
+	// Too large for the simplex to be sure of finishing: the Lagrangian
+	// bound first, at a small share of the budget, then the sparse LP
+	// with what is left (its duals bound the level wherever it stops),
+	// keeping the better. Here the LP is what can prove the level, so
+	// strongMaxTime does not cap it.
+	deadline = time.Now().Add(time.Until(end) * 3 / 4)
+	lgEnd := time.Now().Add(min(time.Until(deadline)/4, lgMaxTime))
 	lg := newLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
-	res, ok := lg.ascend(r, float64(cutoff-offset+1)-1e-6, target, deadline, stop)
+	res, ok := lg.ascend(r, float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)
 	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
 		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
 	if ok {
@@ -675,7 +655,46 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
 		out.rounds, out.cuts = 1, res.cuts
 	}
+	if time.Until(deadline) < sparseLateMin || stop != nil && stop() || ok && out.bound >= cutoff+1 {
+		return out, true
+	}
+	if sp := x.sparseBound(out, i, r, offset, deadline, stop); !sp.noLP && (out.noLP || sp.lp > out.lp) {
+		return sp, true
+	}
 	return out, true
+}
+
+// sparseBound runs the cut loop on r and returns out with the LP's
+// bound, or out unchanged when the LP gave none.
+func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64, deadline time.Time, stop func() bool) strongResult {
+	// Each round's bound is valid: the progress reports show it rise.
+	floor := out.lp
+	onBound := func(b float64) {
+		if x.e.Exact && (out.noLP || b > floor) {
+			x.lpBound = min(int64(math.Ceil(b-1e-6))+offset, x.obj[i])
+			if x.run != nil {
+				x.run.progress(i, x.obj, x.lpBound)
+			}
+		}
+	}
+	best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart(), onBound)
+	if i == 3 && loop != nil && loop.complete && x.levelsProved(3) {
+		x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
+	}
+	tracef(x.traceStart(), "level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
+	if pr == nil {
+		return out
+	}
+	out.noLP, out.source = false, BoundLP
+	out.lp, out.rounds, out.cuts, out.loop = best, rounds, cuts, loop
+	out.d, out.mag = reducedCosts(pr, y)
+	for j := range r.vars {
+		if r.lo[j] == r.hi[j] {
+			out.d[j] = 0
+		}
+	}
+	out.bound = int64(math.Ceil(best-1e-6)) + offset
+	return out
 }
 
 // nonzeros counts the rows' coefficients.
@@ -704,3 +723,12 @@ func (r *relaxation) fixed() []z.Lit {
 // strongMaxTime caps the LP and its cuts (three quarters of the level's
 // time at most: on large parts they are what proves the level).
 const strongMaxTime = 8 * time.Second
+
+// sparseLateMin is the least time left for the sparse LP to follow the
+// Lagrangian bound on a model past fitsSparse: 256x1000's root LP alone
+// takes about 5 s.
+const sparseLateMin = time.Second
+
+// lgMaxTime caps the Lagrangian ascent ahead of the sparse LP: it stalls
+// within a second or two on 256x1000.
+const lgMaxTime = 2 * time.Second

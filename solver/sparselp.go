@@ -145,7 +145,10 @@ func (cl *cutLoop) round() bool {
 		lo, hi = cl.prober.baseLo, cl.prober.baseHi
 	}
 	cl.prober = newProber(prows, lo, hi)
-	pc := probingCuts(cl.prober, xs, true, sparseProbingPerRound)
+	// Probing every free column costs seconds a round on 256x1000's
+	// 43,000 columns, where its cuts barely move the bound; there only
+	// the fractional ones are probed.
+	pc := probingCuts(cl.prober, xs, len(xs) <= probeEveryColumnMax, sparseProbingPerRound)
 	cl.rounds++
 	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound)
 	cv := cl.r.separate(xs, sparseCoversPerRound)
@@ -199,14 +202,20 @@ func (cl *cutLoop) slack(i int, xs []float64) float64 {
 }
 
 const (
-	sparseRoundsMax       = 60
+	sparseRoundsMax = 60
+	// probeMaxCutLen: longer cuts (Gomory's, mostly) stay out of probing.
+	probeMaxCutLen = 5
+	// probeEveryColumnMax: up to this many columns, probing tries
+	// every free column, not only the fractional ones.
+	probeEveryColumnMax = 10000
+	// sparseStall is the bound's least rise for a round to count.
+	sparseStall = 0.5
+)
+
+var (
 	sparseGomoryPerRound  = 300
 	sparseCoversPerRound  = 400
 	sparseProbingPerRound = 400
-	// probeMaxCutLen: longer cuts (Gomory's, mostly) stay out of probing.
-	probeMaxCutLen = 5
-	// sparseStall is the bound's least rise for a round to count.
-	sparseStall = 0.5
 )
 
 // The sparse LP is used up to these sizes (64x250's level 4 is 5,000

@@ -1,6 +1,9 @@
 package lp
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // lu is a sparse LU factorisation of a basis matrix B (m × m; rows are
 // constraint rows, columns basis positions), found by right-looking
@@ -29,6 +32,13 @@ type lu struct {
 	ucIdx   []int
 	ucVal   []float64
 	kOfPos  []int
+	// kOfRow is the pivot of each row, −1 when none (as kOfPos).
+	kOfRow []int
+	// heap orders the pivots a hypersparse solve has yet to visit.
+	heap pivotHeap
+	// kA counts the leading pivots on singleton columns: their U
+	// columns are empty.
+	kA int
 	// withL lists the pivots whose L eta is not empty (the logicals'
 	// are), ucRow the row of each U column entry's pivot.
 	withL []int
@@ -57,6 +67,9 @@ type entry struct {
 // given as row indices and values.
 func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 	f := &lu{m: m, kOfPos: make([]int, m)}
+	for p := range f.kOfPos {
+		f.kOfPos[p] = -1
+	}
 	rowDone := make([]bool, m)
 	colDone := make([]bool, m)
 	// Phase A: columns with one entry (the logicals, mostly) pivot first,
@@ -81,11 +94,12 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 		rowDone[i], colDone[p] = true, true
 	}
 	kA := len(f.prow)
+	f.kA = kA
 	// The other columns: their entries in phase-A rows go to U, the rest
-	// make the active matrix.
-	uRows := make([][]entry, kA)
-	rows := make([][]entry, m)
-	cols := make([][]int32, m)
+	// make the active matrix. Counted first, so that U's rows and the
+	// active rows and columns are slices of a few flat arrays.
+	uCount := make([]int, kA+1)
+	rowCount := make([]int, m)
 	for p := 0; p < m; p++ {
 		if colDone[p] {
 			continue
@@ -96,19 +110,58 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 				continue
 			}
 			if a := first[i]; a >= 0 {
-				uRows[a] = append(uRows[a], entry{int32(p), val[k]})
+				uCount[a+1]++
+			} else {
+				rowCount[i]++
+			}
+		}
+	}
+	for a := 0; a < kA; a++ {
+		uCount[a+1] += uCount[a]
+	}
+	f.uStart = make([]int, kA, m+1)
+	copy(f.uStart, uCount[:kA])
+	f.lStart = make([]int, kA, m+1)
+	nU := uCount[kA]
+	f.uIdx = make([]int, nU, 2*nU+m)
+	f.uVal = make([]float64, nU, 2*nU+m)
+	var active int
+	for _, c := range rowCount {
+		active += c
+	}
+	rowStore := make([]entry, active)
+	colStore := make([]int32, active)
+	rows := make([][]entry, m)
+	cols := make([][]int32, m)
+	for i, c := range rowCount {
+		rows[i] = rowStore[:0:c]
+		rowStore = rowStore[c:]
+	}
+	for p := 0; p < m; p++ {
+		if colDone[p] {
+			continue
+		}
+		idx, val := colIdx(p)
+		var c int
+		for k, i := range idx {
+			if val[k] != 0 && first[i] < 0 {
+				c++
+			}
+		}
+		cols[p] = colStore[:0:c]
+		colStore = colStore[c:]
+		for k, i := range idx {
+			if val[k] == 0 {
+				continue
+			}
+			if a := first[i]; a >= 0 {
+				t := uCount[a]
+				f.uIdx[t], f.uVal[t] = p, val[k]
+				uCount[a]++
 				continue
 			}
 			rows[i] = append(rows[i], entry{int32(p), val[k]})
 			cols[p] = append(cols[p], int32(i))
-		}
-	}
-	for k := 0; k < kA; k++ {
-		f.lStart = append(f.lStart, len(f.lIdx))
-		f.uStart = append(f.uStart, len(f.uIdx))
-		for _, e := range uRows[k] {
-			f.uIdx = append(f.uIdx, int(e.j))
-			f.uVal = append(f.uVal, e.v)
 		}
 	}
 	// Phase B: Markowitz on what is left.
@@ -339,6 +392,13 @@ func (f *lu) pivot(k, pi, pp int, rows [][]entry, cols [][]int32, cb, rb *bucket
 
 // finish closes the last etas and builds U's columns.
 func (f *lu) finish() {
+	f.kOfRow = make([]int, f.m)
+	for i := range f.kOfRow {
+		f.kOfRow[i] = -1
+	}
+	for k, i := range f.prow {
+		f.kOfRow[i] = k
+	}
 	f.lStart = append(f.lStart, len(f.lIdx))
 	f.uStart = append(f.uStart, len(f.uIdx))
 	K := len(f.prow)
@@ -371,6 +431,12 @@ func (f *lu) finish() {
 	}
 }
 
+// hypersparse is the share of the pivots below which a triangular
+// solve visits only the pivots its nonzeros reach, in heap order,
+// instead of all of them: most right-hand sides of the simplex touch a
+// few dozen of 50,000 rows.
+const hypersparse = 0.05
+
 // ftran solves B·x = a in place: x holds a by rows on entry and x by
 // basis positions on return; work is scratch, left clear.
 func (f *lu) ftran(x, work *svec) {
@@ -388,10 +454,10 @@ func (f *lu) ftran(x, work *svec) {
 		}
 	}
 	work.clear()
-	for k := K - 1; k >= 0; k-- {
+	step := func(k int) {
 		v := x.v[f.prow[k]]
 		if v == 0 {
-			continue
+			return
 		}
 		p := f.pcol[k]
 		v /= f.diag[k]
@@ -399,7 +465,34 @@ func (f *lu) ftran(x, work *svec) {
 		for t := f.ucStart[p]; t < f.ucStart[p+1]; t++ {
 			i := f.ucRow[t]
 			x.v[i] -= f.ucVal[t] * v
+			if k := f.kOfRow[i]; k >= f.kA && x.mark[i] != x.gen && !x.full {
+				f.heap.push(k)
+			}
 			x.add(i)
+		}
+	}
+	if list := x.list(); float64(len(list)) < hypersparse*float64(K) {
+		// Latest pivot first: pivot k only updates rows of earlier
+		// ones. The singleton pivots update none, so they go last.
+		h := &f.heap
+		h.reset(true)
+		for _, i := range list {
+			if k := f.kOfRow[i]; k >= f.kA {
+				h.push(k)
+			}
+		}
+		for h.len() > 0 {
+			step(h.pop())
+		}
+		for _, i := range x.list() {
+			if k := f.kOfRow[i]; k >= 0 && k < f.kA {
+				step(k)
+			}
+		}
+	} else {
+		x.dense()
+		for k := K - 1; k >= 0; k-- {
+			step(k)
 		}
 	}
 	work.moveTo(x)
@@ -409,19 +502,46 @@ func (f *lu) ftran(x, work *svec) {
 // and y by rows on return; work is scratch, left clear.
 func (f *lu) btran(x, work *svec) {
 	K := len(f.prow)
-	x.list()
 	work.clear()
-	for k := 0; k < K; k++ {
+	step := func(k int) {
 		v := x.v[f.pcol[k]]
 		if v == 0 {
-			continue
+			return
 		}
 		v /= f.diag[k]
 		work.set(f.prow[k], v)
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
 			j := f.uIdx[t]
 			x.v[j] -= f.uVal[t] * v
+			if x.mark[j] != x.gen && !x.full {
+				f.heap.push(f.kOfPos[j])
+			}
 			x.add(j)
+		}
+	}
+	if list := x.list(); float64(len(list)) < hypersparse*float64(K) {
+		// Earliest pivot first: U row k only reaches later positions.
+		// No U row reaches a singleton pivot, so those go first, in
+		// any order.
+		h := &f.heap
+		h.reset(false)
+		for _, p := range list {
+			if k := f.kOfPos[p]; k >= f.kA {
+				h.push(k)
+			}
+		}
+		for _, p := range slices.Clone(list) {
+			if k := f.kOfPos[p]; k >= 0 && k < f.kA {
+				step(k)
+			}
+		}
+		for h.len() > 0 {
+			step(h.pop())
+		}
+	} else {
+		x.dense()
+		for k := 0; k < K; k++ {
+			step(k)
 		}
 	}
 	for q := len(f.withL) - 1; q >= 0; q-- {
@@ -437,6 +557,62 @@ func (f *lu) btran(x, work *svec) {
 		}
 	}
 	work.moveTo(x)
+}
+
+// pivotHeap is a binary heap of pivot indices, largest or smallest
+// first. The solves push a pivot once, when its row or position first
+// joins the vector's list; an index below 0 (no pivot) is left out.
+type pivotHeap struct {
+	k   []int
+	max bool
+}
+
+func (h *pivotHeap) reset(max bool) { h.k, h.max = h.k[:0], max }
+
+func (h *pivotHeap) len() int { return len(h.k) }
+
+func (h *pivotHeap) before(a, b int) bool {
+	if h.max {
+		return h.k[a] > h.k[b]
+	}
+	return h.k[a] < h.k[b]
+}
+
+func (h *pivotHeap) push(k int) {
+	if k < 0 {
+		return
+	}
+	h.k = append(h.k, k)
+	for c := len(h.k) - 1; c > 0; {
+		p := (c - 1) / 2
+		if !h.before(c, p) {
+			break
+		}
+		h.k[c], h.k[p] = h.k[p], h.k[c]
+		c = p
+	}
+}
+
+func (h *pivotHeap) pop() int {
+	top := h.k[0]
+	last := len(h.k) - 1
+	h.k[0] = h.k[last]
+	h.k = h.k[:last]
+	for p := 0; ; {
+		c := 2*p + 1
+		if c >= last {
+			break
+		}
+		if c+1 < last && h.before(c+1, c) {
+			c++
+		}
+		if !h.before(c, p) {
+			break
+		}
+		h.k[c], h.k[p] = h.k[p], h.k[c]
+		p = c
+	}
+	return top
 }
 
 // buckets are doubly linked lists of items by count.
