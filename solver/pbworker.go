@@ -399,11 +399,12 @@ const pbOneWorkerRows = 3000
 // clause-learning one. Levels 1-3 have no LP beside them. At level 4 the
 // LP and its cuts take a core; the second worker runs only where a core
 // is left for it, and never on a large part, where the LP is what
-// proves. On 2 cores, three busy processes made each slower: 24x60-tight's
-// clause-learning worker proved in 57 ms alone and 177 ms beside the LP
-// and the second worker.
+// proves (past fitsSparse too, since the LP runs there after the
+// Lagrangian ascent). On 2 cores, three busy processes made each slower:
+// 24x60-tight's clause-learning worker proved in 57 ms alone and 177 ms
+// beside the LP and the second worker.
 func pbSecondWorker(i int, sr *strongResult) bool {
-	if i < 3 || !fitsSparse(sr.rel) {
+	if i < 3 {
 		return true
 	}
 	return len(sr.rel.rows) < pbOneWorkerRows && pbCores() >= 3

@@ -726,8 +726,9 @@ const strongMaxTime = 8 * time.Second
 
 // sparseLateMin is the least time left for the sparse LP to follow the
 // Lagrangian bound on a model past fitsSparse: 256x1000's root LP alone
-// takes about 5 s.
-const sparseLateMin = time.Second
+// takes about 5 s. A variable so that tests can keep the Lagrangian's
+// own result.
+var sparseLateMin = time.Second
 
 // lgMaxTime caps the Lagrangian ascent ahead of the sparse LP: it stalls
 // within a second or two on 256x1000.

@@ -166,20 +166,27 @@ func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		rows int
+		late time.Duration
+		// source must bound at least one pool.
+		source BoundSource
 	}{
-		{"by the sparse LP with cuts", sparseMaxRows},
-		{"by the Lagrangian ascent with cover cuts", 0},
+		{"by the sparse LP with cuts", sparseMaxRows, sparseLateMin, BoundLP},
+		{"by the Lagrangian ascent with cover cuts", 0, time.Hour, BoundLagrangian},
+		{"by the Lagrangian ascent and then the sparse LP", 0, sparseLateMin, BoundLP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			saved := sparseMaxRows
-			sparseMaxRows = tc.rows
-			defer func() { sparseMaxRows = saved }()
-			strongBoundKeepsTheOptimum(t)
+			savedRows, savedLate := sparseMaxRows, sparseLateMin
+			sparseMaxRows, sparseLateMin = tc.rows, tc.late
+			defer func() { sparseMaxRows, sparseLateMin = savedRows, savedLate }()
+			if sources := strongBoundKeepsTheOptimum(t); sources[tc.source] == 0 {
+				t.Errorf("no pool was bounded by %s: %v", tc.source, sources)
+			}
 		})
 	}
 }
 
-func strongBoundKeepsTheOptimum(t *testing.T) {
+func strongBoundKeepsTheOptimum(t *testing.T) map[BoundSource]int {
+	sources := map[BoundSource]int{}
 	checked, fixed := 0, 0
 	for seed := uint64(1); seed <= shortOr(16, 4); seed++ {
 		nodes, variants := 2+int(seed%4), 4+int(seed%9)
@@ -199,6 +206,7 @@ func strongBoundKeepsTheOptimum(t *testing.T) {
 			continue
 		}
 		checked++
+		sources[sr.source]++
 		if sr.noLP {
 			t.Errorf("pool %d (%dx%d): no bound", seed, nodes, variants)
 		}
@@ -240,6 +248,7 @@ func strongBoundKeepsTheOptimum(t *testing.T) {
 	if checked < int(shortOr(8, 3)) || fixed == 0 {
 		t.Errorf("checked %d pools, %d fixings: the test does not reach the rule", checked, fixed)
 	}
+	return sources
 }
 
 func rowHoldsFor(r *relaxation, w irow, vals []bool) bool {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -448,4 +449,79 @@ func TestMalformedProblemsAreRefused(t *testing.T) {
 			t.Errorf("problem %+v accepted", p)
 		}
 	}
+}
+
+// A sparse right-hand side takes the hypersparse path of the triangular
+// solves (pivots visited by heap, singleton pivots apart); a dense one
+// the plain loop. Both must solve the same system to the same answer,
+// on bases shaped like a simplex's: mostly unit columns.
+func TestHypersparseAndDenseSolvesAgree(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 60; trial++ {
+		m := 200 + rng.IntN(200)
+		perm := rng.Perm(m)
+		cols := make([][]int, m)
+		vals := make([][]float64, m)
+		for p := 0; p < m; p++ {
+			cols[p], vals[p] = []int{perm[p]}, []float64{1 + rng.Float64()}
+			if rng.IntN(10) < 3 { // a structural column
+				for k := 0; k < 1+rng.IntN(4); k++ {
+					if i := rng.IntN(m); !slices.Contains(cols[p], i) {
+						cols[p] = append(cols[p], i)
+						vals[p] = append(vals[p], rng.Float64()*2-1)
+					}
+				}
+			}
+		}
+		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] })
+		if len(f.singular) > 0 {
+			continue
+		}
+		if f.kA == 0 || f.kA == len(f.prow) {
+			t.Fatalf("trial %d: %d singleton pivots of %d: the test does not reach both kinds", trial, f.kA, len(f.prow))
+		}
+		for _, nz := range []int{1, 3, 8} {
+			a := make([]float64, m)
+			sparse := newSvec(m)
+			for k := 0; k < nz; k++ {
+				i := rng.IntN(m)
+				a[i] = rng.Float64()*2 - 1
+				sparse.set(i, a[i])
+			}
+			full := newSvec(m)
+			copy(full.v, a)
+			full.dense()
+			f.ftran(sparse, newSvec(m))
+			denseSolve(func() { f.ftran(full, newSvec(m)) })
+			for p := 0; p < m; p++ {
+				if math.Abs(sparse.v[p]-full.v[p]) > 1e-12 {
+					t.Fatalf("trial %d, %d nonzeros: ftran[%d] = %v hypersparse, %v dense", trial, nz, p, sparse.v[p], full.v[p])
+				}
+			}
+			sparse.clear()
+			full.clear()
+			for p, v := range a {
+				if v != 0 {
+					sparse.set(p, v)
+				}
+			}
+			copy(full.v, a)
+			full.dense()
+			f.btran(sparse, newSvec(m))
+			denseSolve(func() { f.btran(full, newSvec(m)) })
+			for i := 0; i < m; i++ {
+				if math.Abs(sparse.v[i]-full.v[i]) > 1e-12 {
+					t.Fatalf("trial %d, %d nonzeros: btran[%d] = %v hypersparse, %v dense", trial, nz, i, sparse.v[i], full.v[i])
+				}
+			}
+		}
+	}
+}
+
+// denseSolve runs solve with the hypersparse path off.
+func denseSolve(solve func()) {
+	saved := hypersparse
+	hypersparse = 0
+	defer func() { hypersparse = saved }()
+	solve()
 }

@@ -434,8 +434,9 @@ func (f *lu) finish() {
 // hypersparse is the share of the pivots below which a triangular
 // solve visits only the pivots its nonzeros reach, in heap order,
 // instead of all of them: most right-hand sides of the simplex touch a
-// few dozen of 50,000 rows.
-const hypersparse = 0.05
+// few dozen of 50,000 rows. A variable so that tests can take either
+// path.
+var hypersparse = 0.05
 
 // ftran solves B·x = a in place: x holds a by rows on entry and x by
 // basis positions on return; work is scratch, left clear.
