@@ -133,7 +133,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 			if sr.bound > *lb {
 				*lb, *src = min(sr.bound, *ub), sr.source
 			}
-			if *lb < *ub && pw.alive() {
+			if *lb < *ub && pw != nil {
 				pw.withLP(&sr, *ub)
 			}
 		}
