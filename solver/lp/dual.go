@@ -487,7 +487,6 @@ const (
 
 // iterate does one dual simplex iteration with row r leaving.
 func (s *State) iterate(r int) iterResult {
-	n, m := s.n, s.m
 	leave := s.head[r]
 	xr := s.x[leave]
 	var delta, bound float64
@@ -496,14 +495,76 @@ func (s *State) iterate(r int) iterResult {
 	} else {
 		delta, bound = xr-s.hi[leave], s.hi[leave]
 	}
-	// ρ = B⁻ᵀ·e_r.
+	s.pivotRow(r)
+	defer func() {
+		for _, j := range s.touched {
+			s.alpha[j] = 0
+		}
+	}()
+	q, flips := s.ratioTest(delta)
+	if q < 0 {
+		s.ray = make([]float64, s.m)
+		for i, v := range s.rho.v {
+			s.ray[i] = v * s.rowScale[i]
+		}
+		return iterInfeasible
+	}
+	aq := s.alpha[q]
+	// FTRAN of the entering column.
+	colv := s.col
+	colv.clear()
+	idx, val := s.basisColumn(q)
+	for t, i := range idx {
+		colv.set(i, val[t])
+	}
+	s.inv.ftran(colv)
+	col := colv.v
+	if math.Abs(col[r]-aq) > 1e-7*(1+math.Abs(aq)) || math.Abs(col[r]) < tolPivot {
+		return iterRefactor
+	}
+	// Dual update.
+	thetaD := s.d[q] / aq
+	for _, j := range s.touched {
+		if a := s.alpha[j]; a != 0 {
+			s.d[j] -= thetaD * a
+		}
+	}
+	s.d[q] = 0
+	s.d[leave] = -thetaD
+	s.flip(flips)
+	// Primal step.
+	thetaP := (s.x[leave] - bound) / col[r]
+	cols := colv.list()
+	for _, p := range cols {
+		if v := col[p]; v != 0 {
+			s.x[s.head[p]] -= thetaP * v
+		}
+	}
+	s.x[q] += thetaP
+	s.x[leave] = bound
+	s.steepestEdge(r, cols)
+	// Basis change.
+	s.inv.update(r, colv)
+	s.pos[leave] = -1
+	s.pos[q] = r
+	s.head[r] = q
+	for _, p := range cols {
+		s.check(p)
+	}
+	return iterOK
+}
+
+// pivotRow computes ρ = B⁻ᵀ·e_r into s.rho and the pivot row α_j = ρ·M_j
+// over the nonbasic variables into s.alpha (listed in s.touched), and
+// sets row r's steepest-edge weight to ‖ρ‖², which ρ gives exactly.
+func (s *State) pivotRow(r int) {
+	n := s.n
 	rhov := s.rho
 	rhov.clear()
 	rhov.set(r, 1)
 	s.inv.btran(rhov)
 	rho := rhov.v
 	var rhoNorm float64
-	// Pivot row α_j = ρ·M_j over the nonbasic variables.
 	alpha := s.alpha
 	s.touched = s.touched[:0]
 	for _, i := range rhov.list() {
@@ -531,85 +592,51 @@ func (s *State) iterate(r int) iterResult {
 		}
 	}
 	s.w[r] = math.Max(rhoNorm, 1e-12)
-	defer func() {
-		for _, j := range s.touched {
-			alpha[j] = 0
+}
+
+// flip moves the ratio test's boxed variables to their other bound and
+// the basic values with them: x_B −= B⁻¹·Σ M_j·Δx_j.
+func (s *State) flip(flips []int) {
+	if len(flips) == 0 {
+		return
+	}
+	fvv := s.flipv
+	fvv.clear()
+	fv := fvv.v
+	for _, j := range flips {
+		var dx float64
+		if s.x[j] == s.lo[j] {
+			dx = s.hi[j] - s.lo[j]
+			s.x[j] = s.hi[j]
+		} else {
+			dx = s.lo[j] - s.hi[j]
+			s.x[j] = s.lo[j]
 		}
-	}()
-	q, flips := s.ratioTest(delta)
-	if q < 0 {
-		s.ray = make([]float64, m)
-		for i, v := range rho {
-			s.ray[i] = v * s.rowScale[i]
-		}
-		return iterInfeasible
-	}
-	aq := alpha[q]
-	// FTRAN of the entering column.
-	colv := s.col
-	colv.clear()
-	idx, val := s.basisColumn(q)
-	for t, i := range idx {
-		colv.set(i, val[t])
-	}
-	s.inv.ftran(colv)
-	col := colv.v
-	if math.Abs(col[r]-aq) > 1e-7*(1+math.Abs(aq)) || math.Abs(col[r]) < tolPivot {
-		return iterRefactor
-	}
-	// Dual update.
-	thetaD := s.d[q] / aq
-	for _, j := range s.touched {
-		if a := alpha[j]; a != 0 {
-			s.d[j] -= thetaD * a
+		fi, fval := s.basisColumn(j)
+		for t, i := range fi {
+			fv[i] += fval[t] * dx
+			fvv.add(i)
 		}
 	}
-	s.d[q] = 0
-	s.d[leave] = -thetaD
-	// Flips: x_B −= B⁻¹·Σ M_j·Δx_j.
-	if len(flips) > 0 {
-		fvv := s.flipv
-		fvv.clear()
-		fv := fvv.v
-		for _, j := range flips {
-			var dx float64
-			if s.x[j] == s.lo[j] {
-				dx = s.hi[j] - s.lo[j]
-				s.x[j] = s.hi[j]
-			} else {
-				dx = s.lo[j] - s.hi[j]
-				s.x[j] = s.lo[j]
-			}
-			fi, fval := s.basisColumn(j)
-			for t, i := range fi {
-				fv[i] += fval[t] * dx
-				fvv.add(i)
-			}
-		}
-		s.inv.ftran(fvv)
-		fv = fvv.v
-		for _, p := range fvv.list() {
-			if v := fv[p]; v != 0 {
-				s.x[s.head[p]] -= v
-				s.check(p)
-			}
+	s.inv.ftran(fvv)
+	fv = fvv.v
+	for _, p := range fvv.list() {
+		if v := fv[p]; v != 0 {
+			s.x[s.head[p]] -= v
+			s.check(p)
 		}
 	}
-	// Primal step.
-	thetaP := (s.x[leave] - bound) / col[r]
-	cols := colv.list()
-	for _, p := range cols {
-		if v := col[p]; v != 0 {
-			s.x[s.head[p]] -= thetaP * v
-		}
-	}
-	s.x[q] += thetaP
-	s.x[leave] = bound
-	// Dual steepest-edge weights: τ = B⁻¹·ρ.
+}
+
+// steepestEdge updates the dual steepest-edge weights of the positions
+// the entering column (s.col, nonzero at cols) touches, with τ = B⁻¹·ρ,
+// for the basis change at row r.
+func (s *State) steepestEdge(r int, cols []int) {
+	col := s.col.v
 	tauv := s.tau
 	tauv.clear()
-	for _, i := range rhov.list() {
-		tauv.set(i, rho[i])
+	for _, i := range s.rho.list() {
+		tauv.set(i, s.rho.v[i])
 	}
 	s.inv.ftran(tauv)
 	tau := tauv.v
@@ -624,15 +651,6 @@ func (s *State) iterate(r int) iterResult {
 		}
 	}
 	s.w[r] = math.Max(wr/(col[r]*col[r]), 1e-12)
-	// Basis change.
-	s.inv.update(r, colv)
-	s.pos[leave] = -1
-	s.pos[q] = r
-	s.head[r] = q
-	for _, p := range cols {
-		s.check(p)
-	}
-	return iterOK
 }
 
 // ratioTest is the bound-flipping ratio test with Harris' tolerance: it

@@ -70,18 +70,46 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 	for p := range f.kOfPos {
 		f.kOfPos[p] = -1
 	}
-	rowDone := make([]bool, m)
-	colDone := make([]bool, m)
-	// Phase A: columns with one entry (the logicals, mostly) pivot first,
-	// each on its own row: no elimination and no fill-in. Their U rows
-	// are filled from the other columns below.
-	first := make([]int, m) // pivot index of a phase-A row, or −1
+	a := &active{rowDone: make([]bool, m), colDone: make([]bool, m)}
+	first := f.singletons(a, colIdx)
+	f.split(a, colIdx, first)
+	f.nucleus(a)
+	// Positions without a pivot get the rows without one.
+	for i := 0; i < m; i++ {
+		if !a.rowDone[i] {
+			f.singularRow = append(f.singularRow, i)
+		}
+	}
+	for p := 0; p < m; p++ {
+		if !a.colDone[p] {
+			f.singular = append(f.singular, p)
+		}
+	}
+	f.finish()
+	return f
+}
+
+// active is the matrix left to eliminate: its rows (column, value),
+// its columns (rows), and what has pivoted.
+type active struct {
+	rows             [][]entry
+	cols             [][]int32
+	rowDone, colDone []bool
+	cb, rb           *buckets // columns and rows by count
+	mark             []int32  // position in the row being updated, +1
+}
+
+// singletons is phase A: columns with one entry (the logicals, mostly)
+// pivot first, each on its own row: no elimination and no fill-in. It
+// returns each row's pivot, or −1; their U rows are filled by split.
+func (f *lu) singletons(a *active, colIdx func(p int) ([]int, []float64)) []int {
+	first := make([]int, f.m)
 	for i := range first {
 		first[i] = -1
 	}
-	for p := 0; p < m; p++ {
+	for p := 0; p < f.m; p++ {
 		idx, val := colIdx(p)
-		if len(idx) != 1 || rowDone[idx[0]] || math.Abs(val[0]) < luTiny {
+		if len(idx) != 1 || a.rowDone[idx[0]] || math.Abs(val[0]) < luTiny {
 			continue
 		}
 		i := idx[0]
@@ -91,17 +119,21 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 		f.diag = append(f.diag, val[0])
 		f.kOfPos[p] = k
 		first[i] = k
-		rowDone[i], colDone[p] = true, true
+		a.rowDone[i], a.colDone[p] = true, true
 	}
-	kA := len(f.prow)
-	f.kA = kA
-	// The other columns: their entries in phase-A rows go to U, the rest
-	// make the active matrix. Counted first, so that U's rows and the
-	// active rows and columns are slices of a few flat arrays.
+	f.kA = len(f.prow)
+	return first
+}
+
+// split sends the other columns' entries in phase-A rows to U and the
+// rest to the active matrix. Counted first, so that U's rows and the
+// active rows and columns are slices of a few flat arrays.
+func (f *lu) split(a *active, colIdx func(p int) ([]int, []float64), first []int) {
+	m, kA := f.m, f.kA
 	uCount := make([]int, kA+1)
 	rowCount := make([]int, m)
 	for p := 0; p < m; p++ {
-		if colDone[p] {
+		if a.colDone[p] {
 			continue
 		}
 		idx, val := colIdx(p)
@@ -109,15 +141,15 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 			if val[k] == 0 {
 				continue
 			}
-			if a := first[i]; a >= 0 {
-				uCount[a+1]++
+			if r := first[i]; r >= 0 {
+				uCount[r+1]++
 			} else {
 				rowCount[i]++
 			}
 		}
 	}
-	for a := 0; a < kA; a++ {
-		uCount[a+1] += uCount[a]
+	for r := 0; r < kA; r++ {
+		uCount[r+1] += uCount[r]
 	}
 	f.uStart = make([]int, kA, m+1)
 	copy(f.uStart, uCount[:kA])
@@ -125,20 +157,20 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 	nU := uCount[kA]
 	f.uIdx = make([]int, nU, 2*nU+m)
 	f.uVal = make([]float64, nU, 2*nU+m)
-	var active int
+	var total int
 	for _, c := range rowCount {
-		active += c
+		total += c
 	}
-	rowStore := make([]entry, active)
-	colStore := make([]int32, active)
-	rows := make([][]entry, m)
-	cols := make([][]int32, m)
+	rowStore := make([]entry, total)
+	colStore := make([]int32, total)
+	a.rows = make([][]entry, m)
+	a.cols = make([][]int32, m)
 	for i, c := range rowCount {
-		rows[i] = rowStore[:0:c]
+		a.rows[i] = rowStore[:0:c]
 		rowStore = rowStore[c:]
 	}
 	for p := 0; p < m; p++ {
-		if colDone[p] {
+		if a.colDone[p] {
 			continue
 		}
 		idx, val := colIdx(p)
@@ -148,124 +180,123 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 				c++
 			}
 		}
-		cols[p] = colStore[:0:c]
+		a.cols[p] = colStore[:0:c]
 		colStore = colStore[c:]
 		for k, i := range idx {
 			if val[k] == 0 {
 				continue
 			}
-			if a := first[i]; a >= 0 {
-				t := uCount[a]
+			if r := first[i]; r >= 0 {
+				t := uCount[r]
 				f.uIdx[t], f.uVal[t] = p, val[k]
-				uCount[a]++
+				uCount[r]++
 				continue
 			}
-			rows[i] = append(rows[i], entry{int32(p), val[k]})
-			cols[p] = append(cols[p], int32(i))
+			a.rows[i] = append(a.rows[i], entry{int32(p), val[k]})
+			a.cols[p] = append(a.cols[p], int32(i))
 		}
 	}
-	// Phase B: Markowitz on what is left.
-	cb := newBuckets(m)
-	rb := newBuckets(m)
+}
+
+// nucleus is phase B: column singletons, then row singletons, then
+// Markowitz on what is left, until every position has pivoted or none
+// is acceptable (singular).
+func (f *lu) nucleus(a *active) {
+	m := f.m
+	a.cb, a.rb = newBuckets(m), newBuckets(m)
 	for p := 0; p < m; p++ {
-		if !colDone[p] {
-			cb.insert(p, len(cols[p]))
+		if !a.colDone[p] {
+			a.cb.insert(p, len(a.cols[p]))
 		}
 	}
 	for i := 0; i < m; i++ {
-		if !rowDone[i] {
-			rb.insert(i, len(rows[i]))
+		if !a.rowDone[i] {
+			a.rb.insert(i, len(a.rows[i]))
 		}
 	}
-	mark := make([]int32, m) // position in the row being updated, +1
-	find := func(i int, p int32) int {
-		for t, e := range rows[i] {
-			if e.j == p {
-				return t
-			}
-		}
-		return -1
-	}
-	colMax := func(p int) float64 {
-		var mx float64
-		for _, i := range cols[p] {
-			if t := find(int(i), int32(p)); t >= 0 {
-				mx = math.Max(mx, math.Abs(rows[i][t].v))
-			}
-		}
-		return mx
-	}
-	removeFromCol := func(p int32, i int32) {
-		c := cols[p]
-		for t, r := range c {
-			if r == i {
-				c[t] = c[len(c)-1]
-				cols[p] = c[:len(c)-1]
-				return
-			}
-		}
-	}
-	acceptable := func(i, p int) (float64, bool) {
-		t := find(i, int32(p))
-		if t < 0 {
-			return 0, false
-		}
-		v := rows[i][t].v
-		if math.Abs(v) < luTiny {
-			return 0, false
-		}
-		if len(cols[p]) > 1 && math.Abs(v) < luThreshold*colMax(p) {
-			return 0, false
-		}
-		return v, true
-	}
-	for k := kA; k < m; k++ {
+	a.mark = make([]int32, m)
+	for k := f.kA; k < m; k++ {
 		pi, pp := -1, -1
 		// Column singletons first: no elimination below them.
-		for c := cb.head[1]; c >= 0 && pi < 0; c = cb.next[c] {
-			i := int(cols[c][0])
-			if _, ok := acceptable(i, c); ok {
+		for c := a.cb.head[1]; c >= 0 && pi < 0; c = a.cb.next[c] {
+			i := int(a.cols[c][0])
+			if _, ok := a.acceptable(i, c); ok {
 				pi, pp = i, c
 			}
 		}
 		// Row singletons: no fill-in.
 		if pi < 0 {
-			for r := rb.head[1]; r >= 0 && pi < 0; r = rb.next[r] {
-				p := int(rows[r][0].j)
-				if _, ok := acceptable(r, p); ok {
+			for r := a.rb.head[1]; r >= 0 && pi < 0; r = a.rb.next[r] {
+				p := int(a.rows[r][0].j)
+				if _, ok := a.acceptable(r, p); ok {
 					pi, pp = r, p
 				}
 			}
 		}
 		if pi < 0 {
-			pi, pp = markowitz(rows, cols, cb, rb, acceptable)
+			pi, pp = a.markowitz()
 		}
 		if pi < 0 {
-			break // singular: the rest is reported below
+			return // singular: factor reports the rest
 		}
-		f.pivot(k, pi, pp, rows, cols, cb, rb, mark, removeFromCol)
-		rowDone[pi], colDone[pp] = true, true
+		f.pivot(k, pi, pp, a)
+		a.rowDone[pi], a.colDone[pp] = true, true
 	}
-	// Positions without a pivot get the rows without one.
-	var freeRows []int
-	for i := 0; i < m; i++ {
-		if !rowDone[i] {
-			freeRows = append(freeRows, i)
-		}
-	}
-	for p := 0; p < m; p++ {
-		if !colDone[p] {
-			f.singular = append(f.singular, p)
+}
+
+// find is the place of column p in row i, or −1.
+func (a *active) find(i int, p int32) int {
+	for t, e := range a.rows[i] {
+		if e.j == p {
+			return t
 		}
 	}
-	f.singularRow = freeRows
-	f.finish()
-	return f
+	return -1
+}
+
+// colMax is the largest magnitude in column p.
+func (a *active) colMax(p int) float64 {
+	var mx float64
+	for _, i := range a.cols[p] {
+		if t := a.find(int(i), int32(p)); t >= 0 {
+			mx = math.Max(mx, math.Abs(a.rows[i][t].v))
+		}
+	}
+	return mx
+}
+
+func (a *active) removeFromCol(p int32, i int32) {
+	c := a.cols[p]
+	for t, r := range c {
+		if r == i {
+			c[t] = c[len(c)-1]
+			a.cols[p] = c[:len(c)-1]
+			return
+		}
+	}
+}
+
+// acceptable says whether (i, p) may pivot: present, not tiny, and within
+// the threshold of its column's largest entry.
+func (a *active) acceptable(i, p int) (float64, bool) {
+	t := a.find(i, int32(p))
+	if t < 0 {
+		return 0, false
+	}
+	v := a.rows[i][t].v
+	if math.Abs(v) < luTiny {
+		return 0, false
+	}
+	if len(a.cols[p]) > 1 && math.Abs(v) < luThreshold*a.colMax(p) {
+		return 0, false
+	}
+	return v, true
 }
 
 // markowitz searches the nucleus for the acceptable entry of least
 // (r−1)(c−1), looking at a few columns and rows of the smallest counts.
-func markowitz(rows [][]entry, cols [][]int32, cb, rb *buckets, acceptable func(i, p int) (float64, bool)) (int, int) {
+func (a *active) markowitz() (int, int) {
+	rows, cols, cb, rb := a.rows, a.cols, a.cb, a.rb
 	bi, bp := -1, -1
 	best := math.MaxInt
 	seen := 0
@@ -277,7 +308,7 @@ func markowitz(rows [][]entry, cols [][]int32, cb, rb *buckets, acceptable func(
 			for _, i := range cols[c] {
 				cost := (len(rows[i]) - 1) * (cnt - 1)
 				if cost < best {
-					if _, ok := acceptable(int(i), c); ok {
+					if _, ok := a.acceptable(int(i), c); ok {
 						best, bi, bp = cost, int(i), c
 					}
 				}
@@ -290,7 +321,7 @@ func markowitz(rows [][]entry, cols [][]int32, cb, rb *buckets, acceptable func(
 			for _, e := range rows[r] {
 				cost := (cnt - 1) * (len(cols[e.j]) - 1)
 				if cost < best {
-					if _, ok := acceptable(r, int(e.j)); ok {
+					if _, ok := a.acceptable(r, int(e.j)); ok {
 						best, bi, bp = cost, r, int(e.j)
 					}
 				}
@@ -304,7 +335,8 @@ func markowitz(rows [][]entry, cols [][]int32, cb, rb *buckets, acceptable func(
 }
 
 // pivot eliminates column pp below row pi and records step k.
-func (f *lu) pivot(k, pi, pp int, rows [][]entry, cols [][]int32, cb, rb *buckets, mark []int32, removeFromCol func(p, i int32)) {
+func (f *lu) pivot(k, pi, pp int, a *active) {
+	rows, cols, cb, rb, mark, removeFromCol := a.rows, a.cols, a.cb, a.rb, a.mark, a.removeFromCol
 	prow := rows[pi]
 	var piv float64
 	for _, e := range prow {
