@@ -8,8 +8,10 @@
 // needs no phase 1: it runs the dual simplex from there, with dual
 // steepest-edge pricing, the bound-flipping ratio test with Harris'
 // tolerance, and a sparse LU of the basis (Markowitz with a threshold,
-// singletons first) updated by product-form etas and rebuilt every 80
-// changes. The basis stays dual feasible as rows are added (their
+// singletons first) updated by product-form etas and rebuilt every 80 to
+// 320 changes (more on more rows). Its triangular solves are
+// hypersparse: a right-hand side with few nonzeros visits only the
+// pivots it reaches. The basis stays dual feasible as rows are added (their
 // logicals enter the basis) and bounds move, which is what a cut loop
 // and a branch and bound need: State keeps the basis between solves.
 //
@@ -22,5 +24,6 @@
 //
 // Measured on level 4 of the 64x250 benchmark fleet (4,955 rows, 5,104
 // columns, 28,540 nonzeros): 2,174 iterations, 0.3 s of CPU, the same
-// optimum as CBC to seven digits.
+// optimum as CBC to seven digits; on 256x1000's (55,281 rows, 785,560
+// nonzeros) 21,626 iterations in 5.3-6.1 s, the value CBC reports.
 package lp
