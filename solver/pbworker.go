@@ -382,10 +382,13 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 		}
 	}
 	if i == 3 && x.e.Exact && !fitsSparse(sr.rel) && pbCores() < 3 {
-		// The LP has the core first (withLP starts the worker on its
-		// fixings): on 256x1000 a worker on the bare model found no
-		// plan in any run, and made each LP round up to twice slower.
+		// Beside the LP, one worker with cutting planes: on 256x1000
+		// it finds plans near 483,000 within two seconds where the
+		// clause-learning one found none in any run (and made each LP
+		// round up to twice slower). withLP starts the clause-learning
+		// worker on the LP's fixings.
 		w.cdcl = -1
+		w.launch(cutoff, true)
 		return w
 	}
 	w.cdcl = w.launch(cutoff, false)
@@ -622,6 +625,10 @@ func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	// The plain worker may be close to its end: it keeps running, and a
 	// third worker starts on the fixings.
 	w.cdcl = w.launch(ub-1, false)
+	if !fitsSparse(sr.rel) && pbCores() < 3 {
+		// Past fitsSparse the LP is done by now and its core is free.
+		w.launch(ub-1, true)
+	}
 }
 
 // improved restarts the clause-learning worker below a better incumbent
