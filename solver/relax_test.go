@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
 )
 
 // holds reports whether the 0/1 point bits (bit j = column j) meets w.
@@ -290,5 +292,55 @@ func TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum(t *testing.T) {
 	}
 	if lifted == 0 {
 		t.Error("the start lifted no pool's bound: the test does not reach it")
+	}
+}
+
+// A level-4 model past the sparse LP's size takes its own path: the
+// Lagrangian ascent, then the sparse LP with its duals wherever it stops,
+// and on two cores a cutting-planes worker beside it and both workers on
+// its fixings after. On random pools that path proves the same optimum as
+// the usual one, and its plans pass the evaluator.
+func TestLevelFourPastTheSparseSizeProvesTheSameOptimum(t *testing.T) {
+	t.Setenv("POOLSOLVE_PB_CORES", "2")
+	proved := 0
+	for seed := uint64(1); seed <= shortOr(10, 3); seed++ {
+		p := pooltest.Random(seed, 6+int(seed%4), 24+int(seed%17))
+		usual, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		if err != nil {
+			t.Fatalf("pool %d: %v", seed, err)
+		}
+		saved := sparseMaxRows
+		sparseMaxRows = 0
+		past, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		sparseMaxRows = saved
+		if err != nil {
+			t.Fatalf("pool %d past the sparse size: %v", seed, err)
+		}
+		if usual.Infeasible || past.Infeasible {
+			if usual.Infeasible != past.Infeasible {
+				t.Errorf("pool %d: infeasible %v one way, %v the other", seed, usual.Infeasible, past.Infeasible)
+			}
+			continue
+		}
+		if rep := eval.Check(p, past.Assignment); !rep.Valid || rep.Objective != past.Objective {
+			t.Errorf("pool %d: the plan past the sparse size is valid %v, objective %v, claimed %v", seed, rep.Valid, rep.Objective, past.Objective)
+		}
+		all := func(r *Result) bool {
+			for _, l := range r.Levels {
+				if l.Status != Optimal {
+					return false
+				}
+			}
+			return true
+		}
+		if all(usual) && all(past) {
+			proved++
+			if usual.Objective != past.Objective {
+				t.Errorf("pool %d: proved %v the usual way and %v past the sparse size", seed, usual.Objective, past.Objective)
+			}
+		}
+	}
+	if proved < int(shortOr(5, 1)) {
+		t.Errorf("both ways proved only %d pools: the test does not reach the rule", proved)
 	}
 }
