@@ -473,7 +473,6 @@ var hypersparse = 0.05
 // ftran solves B·x = a in place: x holds a by rows on entry and x by
 // basis positions on return; work is scratch, left clear.
 func (f *lu) ftran(x, work *svec) {
-	K := len(f.prow)
 	x.list()
 	for _, k := range f.withL {
 		v := x.v[f.prow[k]]
@@ -487,7 +486,8 @@ func (f *lu) ftran(x, work *svec) {
 		}
 	}
 	work.clear()
-	step := func(k int) {
+	// Latest pivot first: pivot k only updates rows of earlier ones.
+	f.sweep(x, f.kOfRow, true, func(k int) {
 		v := x.v[f.prow[k]]
 		if v == 0 {
 			return
@@ -498,45 +498,18 @@ func (f *lu) ftran(x, work *svec) {
 		for t := f.ucStart[p]; t < f.ucStart[p+1]; t++ {
 			i := f.ucRow[t]
 			x.v[i] -= f.ucVal[t] * v
-			if k := f.kOfRow[i]; k >= f.kA && x.mark[i] != x.gen && !x.full {
-				f.heap.push(k)
-			}
-			x.add(i)
+			f.reach(x, i, f.kOfRow)
 		}
-	}
-	if list := x.list(); float64(len(list)) < hypersparse*float64(K) {
-		// Latest pivot first: pivot k only updates rows of earlier
-		// ones. The singleton pivots update none, so they go last.
-		h := &f.heap
-		h.reset(true)
-		for _, i := range list {
-			if k := f.kOfRow[i]; k >= f.kA {
-				h.push(k)
-			}
-		}
-		for h.len() > 0 {
-			step(h.pop())
-		}
-		for _, i := range x.list() {
-			if k := f.kOfRow[i]; k >= 0 && k < f.kA {
-				step(k)
-			}
-		}
-	} else {
-		x.dense()
-		for k := K - 1; k >= 0; k-- {
-			step(k)
-		}
-	}
+	})
 	work.moveTo(x)
 }
 
 // btran solves Bᵀ·y = c in place: x holds c by basis positions on entry
 // and y by rows on return; work is scratch, left clear.
 func (f *lu) btran(x, work *svec) {
-	K := len(f.prow)
 	work.clear()
-	step := func(k int) {
+	// Earliest pivot first: U row k only reaches later positions.
+	f.sweep(x, f.kOfPos, false, func(k int) {
 		v := x.v[f.pcol[k]]
 		if v == 0 {
 			return
@@ -546,37 +519,9 @@ func (f *lu) btran(x, work *svec) {
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
 			j := f.uIdx[t]
 			x.v[j] -= f.uVal[t] * v
-			if x.mark[j] != x.gen && !x.full {
-				f.heap.push(f.kOfPos[j])
-			}
-			x.add(j)
+			f.reach(x, j, f.kOfPos)
 		}
-	}
-	if list := x.list(); float64(len(list)) < hypersparse*float64(K) {
-		// Earliest pivot first: U row k only reaches later positions.
-		// No U row reaches a singleton pivot, so those go first, in
-		// any order.
-		h := &f.heap
-		h.reset(false)
-		for _, p := range list {
-			if k := f.kOfPos[p]; k >= f.kA {
-				h.push(k)
-			}
-		}
-		for _, p := range slices.Clone(list) {
-			if k := f.kOfPos[p]; k >= 0 && k < f.kA {
-				step(k)
-			}
-		}
-		for h.len() > 0 {
-			step(h.pop())
-		}
-	} else {
-		x.dense()
-		for k := 0; k < K; k++ {
-			step(k)
-		}
-	}
+	})
 	for q := len(f.withL) - 1; q >= 0; q-- {
 		k := f.withL[q]
 		var s float64
@@ -590,6 +535,62 @@ func (f *lu) btran(x, work *svec) {
 		}
 	}
 	work.moveTo(x)
+}
+
+// sweep runs the U solve's step over the pivots, latest first when
+// backward: over all of them when x is dense, else over those x's
+// nonzeros reach (kOf maps a place of x to its pivot), the nucleus's in
+// heap order as step reaches them (reach), and the singleton pivots,
+// which update nothing and which no step reaches, apart: after the
+// others when backward, before them otherwise.
+func (f *lu) sweep(x *svec, kOf []int, backward bool, step func(k int)) {
+	K := len(f.prow)
+	list := x.list()
+	if float64(len(list)) >= hypersparse*float64(K) {
+		x.dense()
+		if backward {
+			for k := K - 1; k >= 0; k-- {
+				step(k)
+			}
+		} else {
+			for k := 0; k < K; k++ {
+				step(k)
+			}
+		}
+		return
+	}
+	singletons := func(list []int) {
+		for _, i := range list {
+			if k := kOf[i]; k >= 0 && k < f.kA {
+				step(k)
+			}
+		}
+	}
+	h := &f.heap
+	h.reset(backward)
+	for _, i := range list {
+		if k := kOf[i]; k >= f.kA {
+			h.push(k)
+		}
+	}
+	if !backward {
+		singletons(slices.Clone(list))
+	}
+	for h.len() > 0 {
+		step(h.pop())
+	}
+	if backward {
+		singletons(x.list())
+	}
+}
+
+// reach lists place i of x, and queues its pivot for sweep when i is
+// new to the list and the pivot is the nucleus's.
+func (f *lu) reach(x *svec, i int, kOf []int) {
+	if k := kOf[i]; k >= f.kA && x.mark[i] != x.gen && !x.full {
+		f.heap.push(k)
+	}
+	x.add(i)
 }
 
 // pivotHeap is a binary heap of pivot indices, largest or smallest
