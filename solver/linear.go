@@ -96,27 +96,38 @@ func (x *exact) solveLinear() error {
 // Lagrangian bound is computed beside them, and its reduced-cost
 // fixings restart the clause-learning worker.
 func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSource) error {
+	r, ok := presolved(x, i, end)
+	if !ok {
+		return nil
+	}
+	// Past fitsSparse, level 4's worker starts before the polish: on
+	// 256x1000 it needs about two seconds to its first plan.
+	var pw *pbLevel
+	early := i == 3 && !fitsSparse(r.rel)
+	if early {
+		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
+			return nil
+		}
+		defer pw.stop()
+	}
 	if i > 0 && !x.fromWarm {
 		// The last level's plan came from a worker, which looked at that
 		// level alone: local search mends the later levels in moments
 		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
 		// from greedy and its search).
-		if err := x.polish(nil, time.Now().Add(time.Until(end)/5), true, lb, ub, src); err != nil {
+		if err := x.polish(pw, time.Now().Add(time.Until(end)/5), true, lb, ub, src); err != nil {
 			return err
 		}
 		if *lb >= *ub {
 			return nil
 		}
 	}
-	r, ok := presolved(x, i, end)
-	if !ok {
-		return nil
+	if !early {
+		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
+			return nil
+		}
+		defer pw.stop()
 	}
-	pw := x.startPB(i, &r, *ub-1, end)
-	if pw == nil {
-		return nil
-	}
-	defer pw.stop()
 	if i == 3 && x.e.Exact {
 		var pollErr error
 		stop := func() bool {
