@@ -151,8 +151,9 @@
 // stops), and the better bound is kept. Skipping the ascent lost more
 // than it gained: on 256x1000 its cuts lift the root LP from 267,545 to
 // 285,000-292,000. On two cores one PB worker, with cutting planes, runs
-// beside that LP (the clause-learning one found no plan there and slowed
-// each round), and both start on its fixings when it ends. The simplex keeps such sizes in reach
+// from the level's start (before its polish) and beside that LP (the
+// clause-learning one found no plan there and slowed each round), and
+// both start on its fixings when it ends. The simplex keeps such sizes in reach
 // with hypersparse triangular solves and a refactor interval that grows
 // with the rows (package lp).
 //
