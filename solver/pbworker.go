@@ -366,6 +366,9 @@ type pbJobState struct {
 	cutoff int64 // its bound on the level, offset included
 	last   int64 // the level's value in its last model, when got
 	got    bool
+	// cuttingPlanes: the worker learns weight constraints (job's
+	// CuttingPlanes).
+	cuttingPlanes bool
 }
 
 // startPB starts the portfolio on level i below cutoff.
@@ -449,7 +452,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 		return -1
 	}
 	w.runs[id] = run
-	w.jobs[id] = &pbJobState{cutoff: cutoff}
+	w.jobs[id] = &pbJobState{cutoff: cutoff, cuttingPlanes: cp}
 	return id
 }
 
@@ -625,10 +628,23 @@ func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	// The plain worker may be close to its end: it keeps running, and a
 	// third worker starts on the fixings.
 	w.cdcl = w.launch(ub-1, false)
-	if !fitsSparse(sr.rel) && pbCores() < 3 {
+	if !fitsSparse(sr.rel) && pbCores() < 3 && !w.cuttingPlanesRunning() {
 		// Past fitsSparse the LP is done by now and its core is free.
+		// The cutting-planes worker from the level's start keeps
+		// running where it still does: a third 256x1000 worker took
+		// the processes past 1 GiB together.
 		w.launch(ub-1, true)
 	}
+}
+
+// cuttingPlanesRunning says whether a cutting-planes worker runs.
+func (w *pbLevel) cuttingPlanesRunning() bool {
+	for id := range w.runs {
+		if w.jobs[id].cuttingPlanes {
+			return true
+		}
+	}
+	return false
 }
 
 // improved restarts the clause-learning worker below a better incumbent
