@@ -92,9 +92,9 @@ func (x *exact) solveLinear() error {
 	return x.syncLevels()
 }
 
-// linearLevel searches level i on the PB workers; at level 4 the
-// Lagrangian bound is computed beside them, and its reduced-cost
-// fixings restart the clause-learning worker.
+// linearLevel searches level i on the PB workers; at level 4 the LP
+// bound (relax) is computed beside them, and its reduced-cost fixings
+// restart the clause-learning worker.
 func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSource) error {
 	r, ok := presolved(x, i, end)
 	if !ok {

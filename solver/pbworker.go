@@ -625,8 +625,8 @@ func errPBValue(i int, v, eval int64) error {
 // them below ub.
 func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	w.sr = sr
-	// The plain worker may be close to its end: it keeps running, and a
-	// third worker starts on the fixings.
+	// A worker on the bare model may be close to its end: it keeps
+	// running, and a clause-learning worker starts on the fixings.
 	w.cdcl = w.launch(ub-1, false)
 	if !fitsSparse(sr.rel) && pbCores() < 3 && !w.cuttingPlanesRunning() {
 		// Past fitsSparse the LP is done by now and its core is free.

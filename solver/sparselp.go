@@ -202,7 +202,10 @@ func (cl *cutLoop) slack(i int, xs []float64) float64 {
 }
 
 const (
-	sparseRoundsMax = 60
+	sparseRoundsMax       = 60
+	sparseGomoryPerRound  = 300
+	sparseCoversPerRound  = 400
+	sparseProbingPerRound = 400
 	// probeMaxCutLen: longer cuts (Gomory's, mostly) stay out of probing.
 	probeMaxCutLen = 5
 	// probeEveryColumnMax: up to this many columns, probing tries
@@ -212,16 +215,12 @@ const (
 	sparseStall = 0.5
 )
 
-var (
-	sparseGomoryPerRound  = 300
-	sparseCoversPerRound  = 400
-	sparseProbingPerRound = 400
-)
-
-// The sparse LP is used up to these sizes (64x250's level 4 is 5,000
-// rows and 30,000 nonzeros); past them the Lagrangian ascent bounds
-// the level (256x1000's is 53,000 rows and 765,000 nonzeros). Variables
-// so that tests can send small models either way.
+// Up to these sizes (64x250's level 4 is 5,000 rows and 30,000
+// nonzeros) the sparse LP bounds a level alone; past them (256x1000's
+// is 53,000 rows and 765,000 nonzeros) the Lagrangian ascent goes first
+// and the LP follows with the time left, and level 4's workers change
+// (startPB, withLP). Variables so that tests can send small models
+// either way.
 var (
 	sparseMaxRows     = 25000
 	sparseMaxNonzeros = 250000
