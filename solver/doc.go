@@ -147,7 +147,7 @@
 // multipliers give a valid bound, and their reduced costs fix columns as
 // the LP's do. The ascent has at most 2 s; then the sparse LP and its
 // cut loop, starting with the ascent's cover cuts, get what is left of
-// three quarters of the level (its duals bound the level wherever it
+// seven eighths of the level (its duals bound the level wherever it
 // stops), and the better bound is kept. Skipping the ascent lost more
 // than it gained: on 256x1000 its cuts lift the root LP from 267,545 to
 // 285,000-292,000. On two cores one PB worker, with cutting planes, runs
