@@ -642,10 +642,10 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	// with what is left (its duals bound the level wherever it stops),
 	// keeping the better. Here the LP is what can prove the level, so
 	// strongMaxTime does not cap it, and it gets seven eighths of the
-	// level: with three quarters, two of three 30 s runs of 256x1000
-	// stopped in the second cut round at 34-36%; with seven eighths all
-	// three reached the third, 10.6-10.9%. The workers and the polish on
-	// the LP's fixings keep the rest.
+	// level: in 30 s runs of 256x1000, three quarters stopped it at
+	// 23.8-24.7 s, early in a round's LP (gaps 34-36% in two of three);
+	// seven eighths at 26.3-27.6 s, later in the next (10.6-10.9% in
+	// all three). The workers and the polish on its fixings keep the rest.
 	deadline = time.Now().Add(time.Until(end) * 7 / 8)
 	lgEnd := time.Now().Add(min(time.Until(deadline)/4, lgMaxTime))
 	lg := newLagrangian(r)
