@@ -635,7 +635,8 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, true
 	}
 	if fitsSparse(r) {
-		return x.sparseBound(out, i, r, offset, deadline, stop), true
+		sp := x.sparseBound(out, i, r, offset, deadline, stop)
+		return sp, !sp.noLP
 	}
 	// Too large for the simplex to be sure of finishing: the Lagrangian
 	// bound first, at a small share of the budget, then the sparse LP
