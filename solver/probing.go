@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"container/heap"
 	"sort"
 
 	"github.com/poolsolve/poolsolve/encode"
@@ -166,17 +167,22 @@ func (p *prober) undo() {
 // when all is set, for the fixings) and returns the cuts xs violates,
 // fixings first, then the most violated, at most max.
 func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
-	pc := &probeCuts{p: p, xs: xs, seen: map[[2]int32]bool{}}
+	pc := &probeCuts{p: p, xs: xs, seen: map[[2]int32]bool{}, max: max}
 	for j, v := range xs {
 		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
 			continue
 		}
 		pc.column(j, v)
 	}
-	sort.SliceStable(pc.cs, func(a, b int) bool { return pc.cs[a].vio > pc.cs[b].vio })
+	sort.Slice(pc.cs, func(a, b int) bool { return pc.cs.before(a, b) })
 	var out []irow
 	for k := 0; k < len(pc.cs) && k < max; k++ {
-		out = append(out, pc.cs[k].w)
+		c := &pc.cs[k]
+		if c.lifted {
+			out = append(out, pc.liftedRow(c.lift))
+		} else {
+			out = append(out, c.w)
+		}
 	}
 	return out
 }
@@ -185,18 +191,80 @@ func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
 type probeCuts struct {
 	p  *prober
 	xs []float64
-	cs []probedCut
+	// cs keeps the max most violated cuts found so far, the least of
+	// them on top; seq numbers the cuts found, to break ties the same
+	// way every run (the earlier first).
+	cs  cutHeap
+	max int
+	seq int
 	// seen: the column pairs that have an implication cut.
 	seen map[[2]int32]bool
 }
 
+// cutHeap is a heap of cuts, the least violated (then the latest) on top.
+type cutHeap []probedCut
+
+func (h cutHeap) Len() int           { return len(h) }
+func (h cutHeap) Less(a, b int) bool { return h.before(b, a) }
+func (h cutHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
+func (h *cutHeap) Push(x any)        { *h = append(*h, x.(probedCut)) }
+func (h *cutHeap) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
+}
+
+// before says whether cut a is kept before cut b: more violated, or as
+// violated and found earlier.
+func (h cutHeap) before(a, b int) bool {
+	if h[a].vio != h[b].vio {
+		return h[a].vio > h[b].vio
+	}
+	return h[a].seq < h[b].seq
+}
+
+// A lifted row is written out only if it is among the cuts kept: a
+// round on 256x1000 finds far more violated ones than it keeps.
 type probedCut struct {
-	w   irow
-	vio float64
+	w      irow
+	vio    float64
+	seq    int
+	lifted bool
+	lift   liftOf
+}
+
+// liftOf is row ri (as sign·a·x <= sign·b) lifted by x_j at set, where
+// the probe found the row's largest activity maxact.
+type liftOf struct {
+	j         int
+	set, sign int64
+	ri        int32
+	maxact    int64
 }
 
 func (pc *probeCuts) cut(w irow, vio float64) {
-	pc.cs = append(pc.cs, probedCut{w, vio})
+	pc.keep(probedCut{w: w, vio: vio})
+}
+
+// keep adds c to the cuts kept when it is among the max best so far.
+func (pc *probeCuts) keep(c probedCut) {
+	c.seq = pc.seq
+	pc.seq++
+	switch {
+	case pc.max <= 0:
+	case len(pc.cs) < pc.max:
+		heap.Push(&pc.cs, c)
+	default:
+		pc.cs = append(pc.cs, c) // compared with the top in place
+		if last := len(pc.cs) - 1; pc.cs.before(last, 0) {
+			pc.cs[0] = pc.cs[last]
+			pc.cs = pc.cs[:last]
+			heap.Fix(&pc.cs, 0)
+		} else {
+			pc.cs = pc.cs[:last]
+		}
+	}
 }
 
 // pairCut adds an implication cut between j and k, once per pair.
@@ -265,32 +333,52 @@ func (pc *probeCuts) liftRow(j int, v float64, set int64, ri int32, sign int64, 
 	w := &pc.p.rows[ri]
 	b := sign * w.rhs
 	gap := b - maxact
-	lc := irow{op: encode.LE, rhs: b}
+	rhs := b
 	coefJ := int64(0)
+	var act float64
 	for k, c := range w.idx {
 		if c == j {
 			coefJ += sign * w.val[k]
 			continue
 		}
-		lc.idx = append(lc.idx, c)
-		lc.val = append(lc.val, sign*w.val[k])
+		act += float64(sign*w.val[k]) * pc.xs[c]
 	}
 	if set == 1 {
 		coefJ += gap
 	} else {
 		coefJ -= gap
-		lc.rhs -= gap
-	}
-	var act float64
-	for k, c := range lc.idx {
-		act += float64(lc.val[k]) * pc.xs[c]
+		rhs -= gap
 	}
 	act += float64(coefJ) * v
-	if vio := (act - float64(lc.rhs)) / float64(gap); vio > 1e-6 {
-		lc.idx = append(lc.idx, j)
-		lc.val = append(lc.val, coefJ)
-		pc.cut(sortRow(lc), vio)
+	if vio := (act - float64(rhs)) / float64(gap); vio > 1e-6 {
+		pc.keep(probedCut{vio: vio, lifted: true, lift: liftOf{j: j, set: set, sign: sign, ri: ri, maxact: maxact}})
 	}
+}
+
+// liftedRow writes out the lifted row l.
+func (pc *probeCuts) liftedRow(l liftOf) irow {
+	w := &pc.p.rows[l.ri]
+	b := l.sign * w.rhs
+	gap := b - l.maxact
+	lc := irow{op: encode.LE, rhs: b}
+	coefJ := int64(0)
+	for k, c := range w.idx {
+		if c == l.j {
+			coefJ += l.sign * w.val[k]
+			continue
+		}
+		lc.idx = append(lc.idx, c)
+		lc.val = append(lc.val, l.sign*w.val[k])
+	}
+	if l.set == 1 {
+		coefJ += gap
+	} else {
+		coefJ -= gap
+		lc.rhs -= gap
+	}
+	lc.idx = append(lc.idx, l.j)
+	lc.val = append(lc.val, coefJ)
+	return sortRow(lc)
 }
 
 // implications adds the two-column cut of each column that x_j = set

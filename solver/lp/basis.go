@@ -8,13 +8,27 @@ type basisInverse struct {
 	m      int
 	etaPos []int
 	etaPiv []float64
-	etaIdx [][]int
-	etaVal [][]float64
-	work   *svec
+	// Eta t's entries are etaIdx[etaStart[t]:etaStart[t+1]], flat so
+	// that an update allocates nothing once the arrays have grown.
+	etaStart []int
+	etaIdx   []int
+	etaVal   []float64
+	work     *svec
 }
 
 func newBasisInverse(f *lu) *basisInverse {
-	return &basisInverse{lu: f, m: f.m, work: newSvec(f.m)}
+	b := &basisInverse{m: f.m, work: newSvec(f.m)}
+	b.reset(f)
+	return b
+}
+
+// reset starts over from the factorisation f (of the same order) with
+// no etas, keeping the arrays.
+func (b *basisInverse) reset(f *lu) {
+	b.lu = f
+	b.etaPos, b.etaPiv = b.etaPos[:0], b.etaPiv[:0]
+	b.etaStart = append(b.etaStart[:0], 0)
+	b.etaIdx, b.etaVal = b.etaIdx[:0], b.etaVal[:0]
 }
 
 // ftran solves B·x = a in place (a by rows in, x by positions out).
@@ -27,7 +41,7 @@ func (b *basisInverse) ftran(x *svec) {
 		}
 		v /= b.etaPiv[t]
 		x.v[r] = v
-		idx, val := b.etaIdx[t], b.etaVal[t]
+		idx, val := b.eta(t)
 		for s, i := range idx {
 			x.v[i] -= val[s] * v
 			x.add(i)
@@ -41,7 +55,7 @@ func (b *basisInverse) btran(x *svec) {
 	for t := len(b.etaPos) - 1; t >= 0; t-- {
 		r := b.etaPos[t]
 		s := x.v[r]
-		idx, val := b.etaIdx[t], b.etaVal[t]
+		idx, val := b.eta(t)
 		for k, i := range idx {
 			s -= val[k] * x.v[i]
 		}
@@ -56,18 +70,21 @@ func (b *basisInverse) btran(x *svec) {
 // update records the basis change at position r with the entering
 // column's FTRAN alpha (by positions).
 func (b *basisInverse) update(r int, alpha *svec) {
-	var idx []int
-	var val []float64
 	for _, i := range alpha.list() {
 		if v := alpha.v[i]; i != r && (v > luDrop || v < -luDrop) {
-			idx = append(idx, i)
-			val = append(val, v)
+			b.etaIdx = append(b.etaIdx, i)
+			b.etaVal = append(b.etaVal, v)
 		}
 	}
 	b.etaPos = append(b.etaPos, r)
 	b.etaPiv = append(b.etaPiv, alpha.v[r])
-	b.etaIdx = append(b.etaIdx, idx)
-	b.etaVal = append(b.etaVal, val)
+	b.etaStart = append(b.etaStart, len(b.etaIdx))
+}
+
+// eta is eta t's off-pivot entries.
+func (b *basisInverse) eta(t int) ([]int, []float64) {
+	lo, hi := b.etaStart[t], b.etaStart[t+1]
+	return b.etaIdx[lo:hi], b.etaVal[lo:hi]
 }
 
 func (b *basisInverse) updates() int { return len(b.etaPos) }

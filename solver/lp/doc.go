@@ -9,7 +9,10 @@
 // steepest-edge pricing, the bound-flipping ratio test with Harris'
 // tolerance, and a sparse LU of the basis (Markowitz with a threshold,
 // singletons first) updated by product-form etas and rebuilt every 80 to
-// 320 changes (more on more rows). Its triangular solves are
+// 320 changes (more on more rows), in the arrays of the last one. On
+// models of 10,000 rows and more, pricing turns to Devex for good once
+// steepest edge's extra FTRAN fills in (cut rows in the basis do that).
+// Its triangular solves are
 // hypersparse: a right-hand side with few nonzeros visits only the
 // pivots it reaches. The basis stays dual feasible as rows are added (their
 // logicals enter the basis) and bounds move, which is what a cut loop

@@ -291,6 +291,48 @@ func TestTheDualSimplexAgreesWithGonumOnRandomSmallLPs(t *testing.T) {
 	}
 }
 
+// Devex pricing, switched to at the start or part way through a solve,
+// reaches the optima steepest edge reaches, fresh and after added rows.
+func TestDevexPricingReachesTheSteepestEdgeOptima(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 17))
+	compared := 0
+	for trial := 0; trial < 400; trial++ {
+		p := randomProblem(rng)
+		want, wst := solve(t, p)
+		s, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Solve(far(), trial%3) // 0: no cap, so Devex from the start
+		s.toDevex()
+		got := s.Solve(far(), 0)
+		if got != wst || got == Optimal && (math.Abs(objective(p, s)-objective(p, want)) > 1e-6 || !feasible(p, s, 1e-6)) {
+			t.Fatalf("trial %d: Devex %v %v, steepest edge %v %v", trial, got, objective(p, s), wst, objective(p, want))
+		}
+		if got != Optimal {
+			continue
+		}
+		compared++
+		extra := randomProblem(rng).Rows
+		for k := range extra {
+			for t := range extra[k].Idx {
+				extra[k].Idx[t] %= len(p.Cost)
+			}
+		}
+		all := &Problem{Cost: p.Cost, Lo: p.Lo, Hi: p.Hi, Rows: append(append([]Row(nil), p.Rows...), extra...)}
+		fresh, fst := solve(t, all)
+		if err := s.AddRows(extra); err != nil {
+			t.Fatal(err)
+		}
+		if got := s.Solve(far(), 0); got != fst || fst == Optimal && math.Abs(objective(all, s)-objective(all, fresh)) > 1e-6 {
+			t.Fatalf("trial %d: Devex after rows %v %v, fresh %v %v", trial, got, objective(all, s), fst, objective(all, fresh))
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d optima compared", compared)
+	}
+}
+
 // Rows added to a solved LP, re-solved from its basis, give the fresh
 // solve's optimum; so do bound changes, removing slack rows, and a clone.
 func TestWarmStartsReachTheFreshOptimum(t *testing.T) {
@@ -358,9 +400,13 @@ func TestWarmStartsReachTheFreshOptimum(t *testing.T) {
 	}
 }
 
-func TestTheLUSolvesRandomSparseSystems(t *testing.T) {
+// Every other factorisation reuses the previous one's arrays, of
+// another order, as the simplex's refactors do.
+func TestTheLUSolvesRandomSparseSystemsFreshOrReused(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	for trial := 0; trial < 200; trial++ {
+	var prev *lu
+	checked := [2]int{}
+	for trial := 0; trial < 400; trial++ {
 		m := 1 + rng.IntN(30)
 		// A random sparse matrix: a permuted diagonal plus noise, so it
 		// is nonsingular with probability one.
@@ -387,10 +433,16 @@ func TestTheLUSolvesRandomSparseSystems(t *testing.T) {
 				put(rng.IntN(m), rng.Float64()*2-1)
 			}
 		}
-		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] })
+		var reuse *lu
+		if trial%2 == 1 {
+			reuse = prev
+		}
+		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] }, reuse)
+		prev = f
 		if len(f.singular) > 0 {
 			continue // an unlucky cancellation
 		}
+		checked[trial%2]++
 		a := make([]float64, m)
 		for i := range a {
 			a[i] = rng.Float64()*2 - 1
@@ -425,13 +477,16 @@ func TestTheLUSolvesRandomSparseSystems(t *testing.T) {
 			}
 		}
 	}
+	if checked[0] < 190 || checked[1] < 190 {
+		t.Errorf("%d fresh and %d reused factorisations checked of 200 each", checked[0], checked[1])
+	}
 }
 
 func TestASingularBasisIsReported(t *testing.T) {
 	// Columns 0 and 1 are equal.
 	cols := [][]int{{0, 1}, {0, 1}, {2}}
 	vals := [][]float64{{1, 2}, {1, 2}, {3}}
-	f := factor(3, func(p int) ([]int, []float64) { return cols[p], vals[p] })
+	f := factor(3, func(p int) ([]int, []float64) { return cols[p], vals[p] }, nil)
 	if len(f.singular) != 1 || len(f.singularRow) != 1 {
 		t.Fatalf("singular %v rows %v, want one of each", f.singular, f.singularRow)
 	}
@@ -473,7 +528,7 @@ func TestHypersparseAndDenseSolvesAgree(t *testing.T) {
 				}
 			}
 		}
-		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] })
+		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] }, nil)
 		if len(f.singular) > 0 {
 			continue
 		}

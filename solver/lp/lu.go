@@ -48,6 +48,10 @@ type lu struct {
 	// logicals there.
 	singular    []int
 	singularRow []int
+	// scratch is the elimination's workspace, kept for the next
+	// factorisation with the arrays above: a refactor every couple of
+	// hundred iterations would otherwise allocate the basis anew.
+	scratch *active
 }
 
 // luThreshold is the smallest |pivot| relative to its column's largest
@@ -64,13 +68,16 @@ type entry struct {
 }
 
 // factor builds the LU of the m × m matrix whose column p is cols(p),
-// given as row indices and values.
-func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
-	f := &lu{m: m, kOfPos: make([]int, m)}
-	for p := range f.kOfPos {
-		f.kOfPos[p] = -1
+// given as row indices and values. It reuses the arrays of old (nil:
+// none), which is the result and must not be used as it was.
+func factor(m int, colIdx func(p int) ([]int, []float64), old *lu) *lu {
+	f := old
+	if f == nil {
+		f = &lu{scratch: &active{}}
 	}
-	a := &active{rowDone: make([]bool, m), colDone: make([]bool, m)}
+	f.reset(m)
+	a := f.scratch
+	a.reset(m)
 	first := f.singletons(a, colIdx)
 	f.split(a, colIdx, first)
 	f.nucleus(a)
@@ -89,6 +96,34 @@ func factor(m int, colIdx func(p int) ([]int, []float64)) *lu {
 	return f
 }
 
+// reset empties f for a factorisation of order m, keeping its arrays.
+func (f *lu) reset(m int) {
+	f.m, f.kA = m, 0
+	f.prow, f.pcol, f.diag = f.prow[:0], f.pcol[:0], f.diag[:0]
+	f.lStart, f.lIdx, f.lVal = f.lStart[:0], f.lIdx[:0], f.lVal[:0]
+	f.uStart, f.uIdx, f.uVal = f.uStart[:0], f.uIdx[:0], f.uVal[:0]
+	f.withL, f.singular, f.singularRow = f.withL[:0], f.singular[:0], f.singularRow[:0]
+	f.kOfPos = filled(f.kOfPos, m, -1)
+}
+
+// filled is s with length n and every element v, reusing s's array.
+func filled[T any](s []T, n int, v T) []T {
+	s = resize(s, n)
+	for i := range s {
+		s[i] = v
+	}
+	return s
+}
+
+// resize is s with length n, reusing s's array when it is large
+// enough; the elements are left as they were.
+func resize[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n, n+n/8)
+	}
+	return s[:n]
+}
+
 // active is the matrix left to eliminate: its rows (column, value),
 // its columns (rows), and what has pivoted.
 type active struct {
@@ -97,16 +132,36 @@ type active struct {
 	rowDone, colDone []bool
 	cb, rb           *buckets // columns and rows by count
 	mark             []int32  // position in the row being updated, +1
+	// Arrays kept between factorisations.
+	first, uCount, rowCount []int
+	rowStore                []entry
+	colStore                []int32
+	fill                    []int
+}
+
+// reset empties a for order m; mark stays zero between uses.
+func (a *active) reset(m int) {
+	a.rowDone = filled(a.rowDone, m, false)
+	a.colDone = filled(a.colDone, m, false)
+	a.rows = filled(a.rows, m, nil)
+	a.cols = filled(a.cols, m, nil)
+	if len(a.mark) != m {
+		a.mark = make([]int32, m)
+	}
+	if a.cb == nil || len(a.cb.next) != m {
+		a.cb, a.rb = newBuckets(m), newBuckets(m)
+	} else {
+		a.cb.reset()
+		a.rb.reset()
+	}
 }
 
 // singletons is phase A: columns with one entry (the logicals, mostly)
 // pivot first, each on its own row: no elimination and no fill-in. It
 // returns each row's pivot, or −1; their U rows are filled by split.
 func (f *lu) singletons(a *active, colIdx func(p int) ([]int, []float64)) []int {
-	first := make([]int, f.m)
-	for i := range first {
-		first[i] = -1
-	}
+	a.first = filled(a.first, f.m, -1)
+	first := a.first
 	for p := 0; p < f.m; p++ {
 		idx, val := colIdx(p)
 		if len(idx) != 1 || a.rowDone[idx[0]] || math.Abs(val[0]) < luTiny {
@@ -130,8 +185,9 @@ func (f *lu) singletons(a *active, colIdx func(p int) ([]int, []float64)) []int 
 // active rows and columns are slices of a few flat arrays.
 func (f *lu) split(a *active, colIdx func(p int) ([]int, []float64), first []int) {
 	m, kA := f.m, f.kA
-	uCount := make([]int, kA+1)
-	rowCount := make([]int, m)
+	a.uCount = filled(a.uCount, kA+1, 0)
+	a.rowCount = filled(a.rowCount, m, 0)
+	uCount, rowCount := a.uCount, a.rowCount
 	for p := 0; p < m; p++ {
 		if a.colDone[p] {
 			continue
@@ -151,20 +207,18 @@ func (f *lu) split(a *active, colIdx func(p int) ([]int, []float64), first []int
 	for r := 0; r < kA; r++ {
 		uCount[r+1] += uCount[r]
 	}
-	f.uStart = make([]int, kA, m+1)
-	copy(f.uStart, uCount[:kA])
-	f.lStart = make([]int, kA, m+1)
+	f.uStart = append(f.uStart[:0], uCount[:kA]...)
+	f.lStart = filled(f.lStart, kA, 0)
 	nU := uCount[kA]
-	f.uIdx = make([]int, nU, 2*nU+m)
-	f.uVal = make([]float64, nU, 2*nU+m)
+	f.uIdx = resize(f.uIdx, nU)
+	f.uVal = resize(f.uVal, nU)
 	var total int
 	for _, c := range rowCount {
 		total += c
 	}
-	rowStore := make([]entry, total)
-	colStore := make([]int32, total)
-	a.rows = make([][]entry, m)
-	a.cols = make([][]int32, m)
+	a.rowStore = resize(a.rowStore, total)
+	a.colStore = resize(a.colStore, total)
+	rowStore, colStore := a.rowStore, a.colStore
 	for i, c := range rowCount {
 		a.rows[i] = rowStore[:0:c]
 		rowStore = rowStore[c:]
@@ -203,7 +257,6 @@ func (f *lu) split(a *active, colIdx func(p int) ([]int, []float64), first []int
 // is acceptable (singular).
 func (f *lu) nucleus(a *active) {
 	m := f.m
-	a.cb, a.rb = newBuckets(m), newBuckets(m)
 	for p := 0; p < m; p++ {
 		if !a.colDone[p] {
 			a.cb.insert(p, len(a.cols[p]))
@@ -214,7 +267,6 @@ func (f *lu) nucleus(a *active) {
 			a.rb.insert(i, len(a.rows[i]))
 		}
 	}
-	a.mark = make([]int32, m)
 	for k := f.kA; k < m; k++ {
 		pi, pp := -1, -1
 		// Column singletons first: no elimination below them.
@@ -424,17 +476,14 @@ func (f *lu) pivot(k, pi, pp int, a *active) {
 
 // finish closes the last etas and builds U's columns.
 func (f *lu) finish() {
-	f.kOfRow = make([]int, f.m)
-	for i := range f.kOfRow {
-		f.kOfRow[i] = -1
-	}
+	f.kOfRow = filled(f.kOfRow, f.m, -1)
 	for k, i := range f.prow {
 		f.kOfRow[i] = k
 	}
 	f.lStart = append(f.lStart, len(f.lIdx))
 	f.uStart = append(f.uStart, len(f.uIdx))
 	K := len(f.prow)
-	cnt := make([]int, f.m+1)
+	cnt := filled(f.ucStart, f.m+1, 0)
 	for _, j := range f.uIdx {
 		cnt[j+1]++
 	}
@@ -442,16 +491,16 @@ func (f *lu) finish() {
 		cnt[j+1] += cnt[j]
 	}
 	f.ucStart = cnt
-	f.ucIdx = make([]int, len(f.uIdx))
-	f.ucRow = make([]int, len(f.uIdx))
-	f.ucVal = make([]float64, len(f.uIdx))
+	f.ucIdx = resize(f.ucIdx, len(f.uIdx))
+	f.ucRow = resize(f.ucRow, len(f.uIdx))
+	f.ucVal = resize(f.ucVal, len(f.uIdx))
 	for k := 0; k < K; k++ {
 		if f.lStart[k+1] > f.lStart[k] {
 			f.withL = append(f.withL, k)
 		}
 	}
-	fill := make([]int, f.m)
-	copy(fill, cnt[:f.m])
+	f.scratch.fill = append(f.scratch.fill[:0], cnt[:f.m]...)
+	fill := f.scratch.fill
 	for k := 0; k < K; k++ {
 		for t := f.uStart[k]; t < f.uStart[k+1]; t++ {
 			j := f.uIdx[t]
@@ -587,7 +636,10 @@ func (f *lu) sweep(x *svec, kOf []int, backward bool, step func(k int)) {
 // reach lists place i of x, and queues its pivot for sweep when i is
 // new to the list and the pivot is the nucleus's.
 func (f *lu) reach(x *svec, i int, kOf []int) {
-	if k := kOf[i]; k >= f.kA && x.mark[i] != x.gen && !x.full {
+	if x.full {
+		return
+	}
+	if k := kOf[i]; k >= f.kA && x.mark[i] != x.gen {
 		f.heap.push(k)
 	}
 	x.add(i)
@@ -658,13 +710,18 @@ type buckets struct {
 
 func newBuckets(n int) *buckets {
 	b := &buckets{head: make([]int, n+2), next: make([]int, n), prev: make([]int, n), count: make([]int, n)}
+	b.reset()
+	return b
+}
+
+// reset empties every list.
+func (b *buckets) reset() {
 	for i := range b.head {
 		b.head[i] = -1
 	}
 	for i := range b.count {
 		b.count[i] = -1
 	}
-	return b
 }
 
 func (b *buckets) insert(i, c int) {
