@@ -93,6 +93,9 @@ type gmi struct {
 	coef    []i128 // per column
 	touched []int
 	onList  []bool
+	// pRows and p are the rounded multipliers' rows and values.
+	pRows []int
+	p     []int64
 }
 
 func newGMI(r *relaxation, rows []irow, st *lp.State) *gmi {
@@ -131,8 +134,8 @@ type shifted struct {
 // either succeeds exactly or drops the cut.
 func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 	defer g.reset()
-	P, ok := g.multipliers(pos)
-	if !ok || !g.combine(P) {
+	rowsP, P, ok := g.multipliers(pos)
+	if !ok || !g.combine(rowsP, P) {
 		return irow{}, false
 	}
 	D, flip, ok := g.basicCoef(b)
@@ -140,7 +143,7 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		return irow{}, false
 	}
 	s := gmiShift{flip: flip}
-	if !g.shiftColumns(&s, b, xs) || !g.shiftRows(&s, P) {
+	if !g.shiftColumns(&s, b, xs) || !g.shiftRows(&s, rowsP, P) {
 		return irow{}, false
 	}
 	F0, ok := s.beta.floorMod(D)
@@ -172,29 +175,30 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 
 // multipliers rounds the tableau row's multipliers ρ to integers
 // P_i = round(ρ_i·2^40); from here on the arithmetic is exact.
-func (g *gmi) multipliers(pos int) ([]int64, bool) {
-	rho := g.st.TableauMultipliers(pos)
-	if len(rho) != len(g.rows) {
-		return nil, false
+func (g *gmi) multipliers(pos int) ([]int, []int64, bool) {
+	if g.st.Rows() != len(g.rows) {
+		return nil, nil, false
 	}
-	P := make([]int64, len(rho))
-	for i, v := range rho {
+	rows, rho := g.st.TableauMultipliers(pos)
+	g.pRows, g.p = g.pRows[:0], g.p[:0]
+	for k, v := range rho {
 		f := math.Round(v * gmiScale)
 		if math.IsNaN(f) || math.Abs(f) >= 1<<62 {
-			return nil, false
+			return nil, nil, false
 		}
-		P[i] = int64(f)
+		if f != 0 {
+			g.pRows = append(g.pRows, rows[k])
+			g.p = append(g.p, int64(f))
+		}
 	}
-	return P, true
+	return g.pRows, g.p, true
 }
 
 // combine sets coef to the combined row over the columns:
 // C_j = Σ_i P_i·a_ij.
-func (g *gmi) combine(P []int64) bool {
-	for i, p := range P {
-		if p == 0 {
-			continue
-		}
+func (g *gmi) combine(rows []int, P []int64) bool {
+	for k, p := range P {
+		i := rows[k]
 		w := &g.rows[i]
 		for k, j := range w.idx {
 			g.touch(j)
@@ -293,11 +297,9 @@ func (g *gmi) shiftColumns(s *gmiShift, b int, xs []float64) bool {
 
 // shiftRows shifts each combined row's activity s_i to its right-hand
 // side; an equality's is fixed.
-func (g *gmi) shiftRows(s *gmiShift, P []int64) bool {
-	for i, p := range P {
-		if p == 0 {
-			continue
-		}
+func (g *gmi) shiftRows(s *gmiShift, rows []int, P []int64) bool {
+	for k, p := range P {
+		i := rows[k]
 		// The activity s_i enters with −P_i.
 		num, ok := s.sgn(i128of(-p))
 		if !ok {

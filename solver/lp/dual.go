@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -99,12 +100,20 @@ type State struct {
 	Stop func() bool
 
 	rho, col, tau, flipv *svec
+	// tab, tabIdx and tabVal are TableauMultipliers' scratch.
+	tab    *svec
+	tabIdx []int
+	tabVal []float64
 	// infeasible lists the basis positions whose values may be out of
 	// their bounds (onList marks them): pricing looks at these only.
 	infeasible []int
 	onList     []bool
 	alpha      []float64 // n+m
 	touched    []int
+	// cands and flips are the ratio test's scratch; the flips it
+	// returns are good until the next iteration.
+	cands []cand
+	flips []int
 }
 
 // New sets up the problem; no iteration is done yet.
@@ -725,6 +734,14 @@ func (s *State) devexUpdate(r int, cols []int) {
 	s.w[r] = math.Max(wr/(ar*ar), 1)
 }
 
+// cand is a breakpoint of the ratio test: column j, its ratio d_j/|α_j|
+// and |α_j|.
+type cand struct {
+	j     int
+	ratio float64
+	abs   float64
+}
+
 // ratioTest is the bound-flipping ratio test with Harris' tolerance: it
 // passes breakpoints (flipping boxed variables) while the dual objective
 // still rises, then picks, among the ratios within the relaxed bound,
@@ -732,12 +749,8 @@ func (s *State) devexUpdate(r int, cols []int) {
 // q = −1 when the dual is unbounded.
 func (s *State) ratioTest(delta float64) (int, []int) {
 	alpha := s.alpha
-	type cand struct {
-		j     int
-		ratio float64
-		abs   float64
-	}
-	var cs []cand
+	cs := s.cands[:0]
+	defer func() { s.cands = cs[:0] }()
 	for _, j := range s.touched {
 		a := alpha[j]
 		if s.lo[j] == s.hi[j] {
@@ -756,7 +769,8 @@ func (s *State) ratioTest(delta float64) (int, []int) {
 		}
 	}
 	slope := math.Abs(delta)
-	var flips []int
+	flips := s.flips[:0]
+	defer func() { s.flips = flips[:0] }()
 	for len(cs) > 0 {
 		// Harris: the largest step within the tolerance-relaxed ratios.
 		lim := math.Inf(1)
@@ -839,16 +853,24 @@ func (s *State) IsBasic(k int) bool { return s.pos[k] >= 0 }
 
 // TableauMultipliers returns ρ with Σ_i ρ_i·(a_i·x − s_i) = 0 the
 // tableau row of basis position p, on the unscaled rows: its basic
-// variable has coefficient 1, every other basic one 0.
-func (s *State) TableauMultipliers(p int) []float64 {
-	rv := newSvec(s.m)
+// variable has coefficient 1, every other basic one 0. It gives the
+// rows where ρ may be nonzero, in increasing order, and ρ there; both
+// are the State's and change at the next call.
+func (s *State) TableauMultipliers(p int) ([]int, []float64) {
+	if s.tab == nil || len(s.tab.v) != s.m {
+		s.tab = newSvec(s.m)
+	}
+	rv := s.tab
+	rv.clear()
 	rv.set(p, 1)
 	s.inv.btran(rv)
-	rho := rv.v
-	for i := range rho {
-		rho[i] *= s.rowScale[i]
+	s.tabIdx = append(s.tabIdx[:0], rv.list()...)
+	slices.Sort(s.tabIdx)
+	s.tabVal = s.tabVal[:0]
+	for _, i := range s.tabIdx {
+		s.tabVal = append(s.tabVal, rv.v[i]*s.rowScale[i])
 	}
-	return rho
+	return s.tabIdx, s.tabVal
 }
 
 // Slack reports whether row i's logical is basic (the row is not tight
@@ -955,12 +977,14 @@ func (s *State) Clone() *State {
 	c.d = append([]float64(nil), s.d...)
 	c.w = append([]float64(nil), s.w...)
 	c.inv, c.dirty, c.stale = nil, true, false
+	c.tab, c.tabIdx, c.tabVal = nil, nil, nil
 	c.Stop = nil
 	c.rho, c.col, c.tau, c.flipv = newSvec(s.m), newSvec(s.m), newSvec(s.m), newSvec(s.m)
 	c.onList = make([]bool, s.m)
 	c.infeasible = nil
 	c.alpha = make([]float64, s.n+s.m)
 	c.touched = nil
+	c.cands, c.flips = nil, nil
 	c.ray = nil
 	return &c
 }
