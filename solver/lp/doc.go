@@ -9,7 +9,8 @@
 // steepest-edge pricing, the bound-flipping ratio test with Harris'
 // tolerance, and a sparse LU of the basis (Markowitz with a threshold,
 // singletons first) updated by product-form etas and rebuilt every 80 to
-// 320 changes (more on more rows), in the arrays of the last one. On
+// 320 changes (more on more rows), or sooner once the etas hold more
+// nonzeros than the factors, in the arrays of the last one. On
 // models of 10,000 rows and more, pricing turns to Devex for good once
 // steepest edge's extra FTRAN fills in (cut rows in the basis do that).
 // Its triangular solves are

@@ -447,7 +447,7 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 	confirmed := false
 	s.ray = nil
 	for {
-		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery(s.m) {
+		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery(s.m) || s.inv.heavy() {
 			s.refactor()
 		} else if s.stale {
 			s.recompute()
