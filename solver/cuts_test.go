@@ -154,7 +154,7 @@ func TestEveryCutOfTheLoopKeepsEveryIntegerPoint(t *testing.T) {
 				break
 			}
 			xs := cl.st.X()
-			g := gomoryCuts(r, cl.rows, cl.st, xs, 50)
+			g := gomoryCuts(r, cl.rows, cl.st, xs, 50, gmiMaxLen)
 			gomory += len(g)
 			before := len(cl.rows)
 			if !cl.round() {

@@ -140,17 +140,15 @@
 // nonzeros), lagrange.go bounds level 4 first: disjoint Σ x <= 1 and
 // Σ x = 1 rows stay as groups of the subproblem, every other row is
 // priced by a multiplier, and a subgradient ascent with Polyak steps
-// toward the incumbent raises the bound while cover cuts separated from
-// the average of its subproblem points join the priced rows
-// (relax-and-cut). It starts from a dual ascent over the implication rows
-// (a route needs a latency column, that column its residency). Any
-// multipliers give a valid bound, and their reduced costs fix columns as
-// the LP's do. The ascent has at most 2 s; then the sparse LP and its
-// cut loop, starting with the ascent's cover cuts, get what is left of
+// toward the incumbent raises the bound. It starts from a dual ascent
+// over the implication rows (a route needs a latency column, that column
+// its residency). Any multipliers give a valid bound, and their reduced
+// costs fix columns as the LP's do. The ascent is the fallback and has
+// at most 0.5 s; then the sparse LP and its cut loop get what is left of
 // seven eighths of the level (its duals bound the level wherever it
-// stops), and the better bound is kept. Skipping the ascent lost more
-// than it gained: on 256x1000 its cuts lift the root LP from 267,545 to
-// 285,000-292,000. On two cores one PB worker, with cutting planes, runs
+// stops), and the better bound is kept. The LP starts from the model
+// alone, so it takes the same path in every run; its Gomory cuts there
+// have at most 50 nonzeros (gmiMaxLenLarge). On two cores one PB worker, with cutting planes, runs
 // from the level's start (before its polish) and beside that LP (the
 // clause-learning one found no plan there and slowed each round), and
 // both start on its fixings when it ends. The simplex keeps such sizes in reach

@@ -31,7 +31,7 @@ const gmiScale = 1 << 40
 
 // gomoryCuts returns up to max violated cuts from the tableau rows of the
 // most fractional basic columns at the LP point xs.
-func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max int) []irow {
+func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max, maxLen int) []irow {
 	type cand struct {
 		pos  int
 		j    int
@@ -59,6 +59,7 @@ func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max int)
 		return a.j - b.j
 	})
 	g := newGMI(r, rows, st)
+	g.maxLen = maxLen
 	var out []irow
 	tries := 0
 	for _, c := range cs {
@@ -80,8 +81,14 @@ const (
 	// gmiMaxLen caps it in nonzeros too: on 256x1000 cuts of thousands
 	// of nonzeros made each later simplex iteration several times
 	// slower; with 300 the bound after 40 s was higher than with 1,000
-	// or no cap.
-	gmiMaxLen = 300
+	// or no cap. Past fitsSparse the cap is gmiMaxLenLarge: with Devex
+	// pricing and cuts of up to 300, one 256x1000 run's third round took
+	// 12,000 iterations and 25 s (columns of 6,000 nonzeros); with 50,
+	// 2,500 iterations, and the three level-4 models measured reached
+	// that round's bound 3-24 s sooner. On 24x60-tight 50 ends the loop
+	// 5.6% below the optimum instead of 0.1%, so smaller models keep 300.
+	gmiMaxLen      = 300
+	gmiMaxLenLarge = 50
 )
 
 // gmi holds the scratch of cut generation.
@@ -93,6 +100,7 @@ type gmi struct {
 	coef    []i128 // per column
 	touched []int
 	onList  []bool
+	maxLen  int // a cut's most nonzeros
 	// pRows and p are the rounded multipliers' rows and values.
 	pRows []int
 	p     []int64
@@ -159,7 +167,7 @@ func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
 		return irow{}, false
 	}
 	Rc, maxC, nz, ok := g.moveFixed(Rc)
-	if !ok || nz == 0 || float64(nz) > gmiMaxDensity*float64(g.n)+10 || nz > gmiMaxLen {
+	if !ok || nz == 0 || float64(nz) > gmiMaxDensity*float64(g.n)+10 || nz > g.maxLen {
 		return irow{}, false
 	}
 	w, act, norm, ok := g.scaleRow(Rc, maxC, xs)

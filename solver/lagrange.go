@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -275,21 +274,14 @@ type lgResult struct {
 	mag   float64
 	d     []float64 // d' at the best u
 	iters int
-	cuts  int
 }
 
-// ascend runs the subgradient method, with relax-and-cut: a running
-// average of the subproblem's minimisers (the volume algorithm's primal
-// estimate, Barahona and Anbil 2000) is separated for lifted cover cuts
-// of the rows (relax.go), which join the relaxed rows with multiplier 0.
-// Cuts hold for every 0/1 point of their row, so the bound stays valid. until deadline, stop, a bound of at
-// least target (nothing better than the incumbent exists), or a step
-// factor too small to move.
-// target is asked again as the search improves the incumbent.
-func (lg *lagrangian) ascend(r *relaxation, proves float64, target func() float64, deadline time.Time, stop func() bool) (lgResult, bool) {
+// ascend runs the subgradient method until deadline, stop, a bound of
+// at least proves (nothing better than the incumbent exists), or a step
+// factor too small to move. target is the incumbent's value, asked again
+// as the search improves it.
+func (lg *lagrangian) ascend(proves float64, target func() float64, deadline time.Time, stop func() bool) (lgResult, bool) {
 	n := len(lg.c)
-	avg := make([]float64, n)
-	seen := map[string]bool{} // cuts already added
 	u := lg.start()
 	d := make([]float64, n)
 	x := make([]bool, n)
@@ -318,33 +310,6 @@ func (lg *lagrangian) ascend(r *relaxation, proves float64, target func() float6
 		}
 		if best.bound >= proves {
 			break
-		}
-		for j, v := range x {
-			xv := 0.0
-			if v {
-				xv = 1
-			}
-			avg[j] += lgAverage * (xv - avg[j])
-		}
-		if r != nil && it > 0 && it%lgCutEvery == 0 && best.cuts < lgMaxCuts {
-			cuts := r.separate(avg, lgCutsPerRound)
-			cuts = slices.DeleteFunc(cuts, func(w irow) bool {
-				k := fmt.Sprint(w.idx, w.val, w.rhs)
-				if seen[k] {
-					return true
-				}
-				seen[k] = true
-				return false
-			})
-			for _, w := range cuts {
-				r.rows = append(r.rows, w)
-				lg.addRow(w)
-				u, s = append(u, 0), append(s, 0)
-				best.cuts++
-			}
-			if len(cuts) > 0 {
-				theta = max(theta, lgCutTheta)
-			}
 		}
 		// Subgradient s = Ax − b, projected: a <= row at u = 0 with
 		// s < 0 cannot move.
@@ -386,15 +351,6 @@ func (lg *lagrangian) ascend(r *relaxation, proves float64, target func() float6
 }
 
 const (
-	// lgAverage weighs the newest minimiser in the primal average.
-	lgAverage = 0.05
-	// Cuts are separated every lgCutEvery steps, lgCutsPerRound at a
-	// time, lgMaxCuts in all; the step factor is raised to lgCutTheta
-	// so that the new multipliers can grow.
-	lgCutEvery     = 200
-	lgCutsPerRound = 200
-	lgMaxCuts      = 12000
-	lgCutTheta     = 0.1
 	// lgStale iterations without a better bound halve the step factor.
 	lgStale = 60
 	// lgMinTheta ends the ascent: steps are too short to matter.

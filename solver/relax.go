@@ -656,14 +656,14 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	lgEnd := time.Now().Add(min(time.Until(deadline)/4, lgMaxTime))
 	lg := newLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
-	res, ok := lg.ascend(nil, float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)
-	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed, %d cuts",
-		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows), res.cuts)
+	res, ok := lg.ascend(float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)
+	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed",
+		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows))
 	if ok {
 		out.noLP, out.source = false, BoundLagrangian
 		out.lp, out.mag, out.d = res.bound, res.mag, res.d
 		out.bound = int64(math.Ceil(res.bound-1e-6)) + offset
-		out.rounds, out.cuts = 1, res.cuts
+		out.rounds = 1
 	}
 	if time.Until(deadline) < sparseLateMin || stop != nil && stop() || ok && out.bound >= cutoff+1 {
 		return out, true

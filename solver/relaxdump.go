@@ -11,8 +11,9 @@ import (
 // POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved level model the LP
 // solves to PREFIX-l<level>-<rows>.lp, as CPLEX LP with columns named
 // v<variable> (the numbers of export's files): the model the cut loop
-// starts from, for CBC or HiGHS to be measured against it. A debugging
-// aid, like POOLSOLVE_TRACE.
+// starts from, for CBC or HiGHS to be measured against it, with a
+// comment line listing the columns in the LP's order. A debugging aid,
+// like POOLSOLVE_TRACE.
 
 // dumpLP writes the relaxation as a CPLEX LP file.
 func (r *relaxation) dumpLP(path string) {
@@ -26,7 +27,14 @@ func (r *relaxation) dumpLP(path string) {
 			os.Rename(path+".tmp", path)
 		}
 	}()
-	fmt.Fprintf(w, "\\ constant %d\nMinimize\n obj:", r.constant)
+	fmt.Fprintf(w, "\\ constant %d\n", r.constant)
+	// The LP's column order: ties in its pivoting follow it, so a harness
+	// reading the file back takes the same path only in this order.
+	fmt.Fprint(w, "\\ columns")
+	for _, v := range r.vars {
+		fmt.Fprintf(w, " v%d", v)
+	}
+	fmt.Fprint(w, "\nMinimize\n obj:")
 	for j, c := range r.c {
 		if c != 0 {
 			fmt.Fprintf(w, " %+d v%d", c, r.vars[j])

@@ -50,6 +50,8 @@ type cutLoop struct {
 	prober   *prober
 	start    time.Time // for traces
 	rounds   int       // separation rounds so far
+	// gmiMaxLen caps a Gomory cut's nonzeros, by the model's size.
+	gmiMaxLen int
 }
 
 func newCutLoop(r *relaxation) (*cutLoop, bool) {
@@ -66,7 +68,11 @@ func newCutLoop(r *relaxation) (*cutLoop, bool) {
 	if err != nil {
 		return nil, false
 	}
-	return &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows)}, true
+	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), gmiMaxLen: gmiMaxLen}
+	if !fitsSparse(r) {
+		cl.gmiMaxLen = gmiMaxLenLarge
+	}
+	return cl, true
 }
 
 // problem is the float problem of the LP's rows now, for the bound.
@@ -150,7 +156,7 @@ func (cl *cutLoop) round() bool {
 	// the fractional ones are probed.
 	pc := probingCuts(cl.prober, xs, len(xs) <= probeEveryColumnMax, sparseProbingPerRound)
 	cl.rounds++
-	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound)
+	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound, cl.gmiMaxLen)
 	cv := cl.r.separate(xs, sparseCoversPerRound)
 	cs := append(append(cv, pc...), gm...)
 	tracef(cl.start, "  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
