@@ -123,6 +123,12 @@ func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStar
 		} else {
 			stall = 0
 		}
+		if stall >= 2 && cl.gmiMaxLen < gmiMaxLen {
+			// The short Gomory cuts are spent: longer ones still lift
+			// the bound (256x1000's loop stalls at 469,332 without them
+			// and goes on to 474,122 with them).
+			cl.gmiMaxLen, stall = gmiMaxLen, 0
+		}
 		if stall >= 2 || round+1 >= sparseRoundsMax || !cl.round() {
 			cl.complete = true
 			break
