@@ -147,8 +147,9 @@
 // at most 0.5 s; then the sparse LP and its cut loop get what is left of
 // seven eighths of the level (its duals bound the level wherever it
 // stops), and the better bound is kept. The LP starts from the model
-// alone, so it takes the same path in every run; its Gomory cuts there
-// have at most 50 nonzeros (gmiMaxLenLarge). On two cores one PB worker, with cutting planes, runs
+// alone, so it takes the same path in every run; its rounds there
+// separate half as many cuts, and Gomory cuts of at most 50 nonzeros
+// until the loop stalls (largeCaps). On two cores one PB worker, with cutting planes, runs
 // from the level's start (before its polish) and beside that LP (the
 // clause-learning one found no plan there and slowed each round), and
 // both start on its fixings when it ends. The simplex keeps such sizes in reach

@@ -50,9 +50,27 @@ type cutLoop struct {
 	prober   *prober
 	start    time.Time // for traces
 	rounds   int       // separation rounds so far
-	// gmiMaxLen caps a Gomory cut's nonzeros, by the model's size.
-	gmiMaxLen int
+	// caps are what a round separates, by the model's size.
+	caps cutCaps
 }
+
+// cutCaps caps a round's cuts of each family, and a Gomory cut's
+// nonzeros.
+type cutCaps struct {
+	gomory, covers, probing, gomoryLen int
+}
+
+// Past fitsSparse a round separates half as many cuts, and Gomory cuts
+// are short until the loop stalls. Each cut the LP point violates costs
+// re-solve iterations, and there they are dense: on 256x1000-tight's
+// level-4 model the first round took 9,900 iterations at 1.3 ms, and
+// with half the cuts the loop's bound after 30 s was 564,000-593,000
+// on two LP paths against 350,000-503,000 (256x1000's: 466,000 against
+// 469,000 after 20 s). Short cuts: see gmiMaxLenLarge.
+var (
+	smallCaps = cutCaps{gomory: 300, covers: 400, probing: 400, gomoryLen: gmiMaxLen}
+	largeCaps = cutCaps{gomory: 150, covers: 200, probing: 200, gomoryLen: gmiMaxLenLarge}
+)
 
 func newCutLoop(r *relaxation) (*cutLoop, bool) {
 	n := len(r.vars)
@@ -68,9 +86,9 @@ func newCutLoop(r *relaxation) (*cutLoop, bool) {
 	if err != nil {
 		return nil, false
 	}
-	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), gmiMaxLen: gmiMaxLen}
+	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps}
 	if !fitsSparse(r) {
-		cl.gmiMaxLen = gmiMaxLenLarge
+		cl.caps = largeCaps
 	}
 	return cl, true
 }
@@ -123,11 +141,11 @@ func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStar
 		} else {
 			stall = 0
 		}
-		if stall >= 2 && cl.gmiMaxLen < gmiMaxLen {
+		if stall >= 2 && cl.caps.gomoryLen < gmiMaxLen {
 			// The short Gomory cuts are spent: longer ones still lift
 			// the bound (256x1000's loop stalls at 469,332 without them
 			// and goes on to 474,122 with them).
-			cl.gmiMaxLen, stall = gmiMaxLen, 0
+			cl.caps.gomoryLen, stall = gmiMaxLen, 0
 		}
 		if stall >= 2 || round+1 >= sparseRoundsMax || !cl.round() {
 			cl.complete = true
@@ -160,10 +178,10 @@ func (cl *cutLoop) round() bool {
 	// Probing every free column costs seconds a round on 256x1000's
 	// 43,000 columns, where its cuts barely move the bound; there only
 	// the fractional ones are probed.
-	pc := probingCuts(cl.prober, xs, len(xs) <= probeEveryColumnMax, sparseProbingPerRound)
+	pc := probingCuts(cl.prober, xs, len(xs) <= probeEveryColumnMax, cl.caps.probing)
 	cl.rounds++
-	gm := gomoryCuts(cl.r, cl.rows, st, xs, sparseGomoryPerRound, cl.gmiMaxLen)
-	cv := cl.r.separate(xs, sparseCoversPerRound)
+	gm := gomoryCuts(cl.r, cl.rows, st, xs, cl.caps.gomory, cl.caps.gomoryLen)
+	cv := cl.r.separate(xs, cl.caps.covers)
 	cs := append(append(cv, pc...), gm...)
 	tracef(cl.start, "  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
 	if len(cs) == 0 {
@@ -214,10 +232,7 @@ func (cl *cutLoop) slack(i int, xs []float64) float64 {
 }
 
 const (
-	sparseRoundsMax       = 60
-	sparseGomoryPerRound  = 300
-	sparseCoversPerRound  = 400
-	sparseProbingPerRound = 400
+	sparseRoundsMax = 60
 	// probeMaxCutLen: longer cuts (Gomory's, mostly) stay out of probing.
 	probeMaxCutLen = 5
 	// probeEveryColumnMax: up to this many columns, probing tries
