@@ -330,55 +330,49 @@ func (pc *probeCuts) column(j int, v float64) {
 // sign·a·x <= sign·b, holds with maxact in place of b whenever x_j = set:
 // a·x + (b − M)·I <= b, I = x_j (set 1) or 1 − x_j (set 0).
 func (pc *probeCuts) liftRow(j int, v float64, set int64, ri int32, sign int64, maxact int64) {
-	w := &pc.p.rows[ri]
-	b := sign * w.rhs
-	gap := b - maxact
-	rhs := b
-	coefJ := int64(0)
+	l := liftOf{j: j, set: set, sign: sign, ri: ri, maxact: maxact}
 	var act float64
-	for k, c := range w.idx {
-		if c == j {
-			coefJ += sign * w.val[k]
-			continue
-		}
-		act += float64(sign*w.val[k]) * pc.xs[c]
-	}
-	if set == 1 {
-		coefJ += gap
-	} else {
-		coefJ -= gap
-		rhs -= gap
-	}
+	coefJ, rhs, gap := pc.lifted(l, func(c int, a int64) { act += float64(a) * pc.xs[c] })
 	act += float64(coefJ) * v
 	if vio := (act - float64(rhs)) / float64(gap); vio > 1e-6 {
-		pc.keep(probedCut{vio: vio, lifted: true, lift: liftOf{j: j, set: set, sign: sign, ri: ri, maxact: maxact}})
+		pc.keep(probedCut{vio: vio, lifted: true, lift: l})
 	}
 }
 
 // liftedRow writes out the lifted row l.
 func (pc *probeCuts) liftedRow(l liftOf) irow {
+	var lc irow
+	coefJ, rhs, _ := pc.lifted(l, func(c int, a int64) {
+		lc.idx = append(lc.idx, c)
+		lc.val = append(lc.val, a)
+	})
+	lc.op, lc.rhs = encode.LE, rhs
+	lc.idx = append(lc.idx, l.j)
+	lc.val = append(lc.val, coefJ)
+	return sortRow(lc)
+}
+
+// lifted gives each column but x_j of the lifted row l, in the row's
+// order, with its coefficient, and returns x_j's coefficient, the
+// right-hand side and the gap b − maxact.
+func (pc *probeCuts) lifted(l liftOf, each func(c int, a int64)) (coefJ, rhs, gap int64) {
 	w := &pc.p.rows[l.ri]
 	b := l.sign * w.rhs
-	gap := b - l.maxact
-	lc := irow{op: encode.LE, rhs: b}
-	coefJ := int64(0)
+	gap, rhs = b-l.maxact, b
 	for k, c := range w.idx {
 		if c == l.j {
 			coefJ += l.sign * w.val[k]
 			continue
 		}
-		lc.idx = append(lc.idx, c)
-		lc.val = append(lc.val, l.sign*w.val[k])
+		each(c, l.sign*w.val[k])
 	}
 	if l.set == 1 {
 		coefJ += gap
 	} else {
 		coefJ -= gap
-		lc.rhs -= gap
+		rhs -= gap
 	}
-	lc.idx = append(lc.idx, l.j)
-	lc.val = append(lc.val, coefJ)
-	return sortRow(lc)
+	return coefJ, rhs, gap
 }
 
 // implications adds the two-column cut of each column that x_j = set
