@@ -145,7 +145,7 @@
 // its residency). Any multipliers give a valid bound, and their reduced
 // costs fix columns as the LP's do. The ascent is the fallback and has
 // at most 0.5 s; then the sparse LP and its cut loop get what is left of
-// seven eighths of the level (its duals bound the level wherever it
+// fifteen sixteenths of the level (its duals bound the level wherever it
 // stops), and the better bound is kept. The LP starts from the model
 // alone, so it takes the same path in every run; its rounds there
 // separate half as many cuts, and Gomory cuts of at most 50 nonzeros

@@ -642,17 +642,20 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	// bound first, at a small share of the budget, then the sparse LP
 	// with what is left (its duals bound the level wherever it stops),
 	// keeping the better. Here the LP is what can prove the level, so
-	// strongMaxTime does not cap it, and it gets seven eighths of the
-	// level: in 30 s runs of 256x1000, three quarters stopped it at
+	// strongMaxTime does not cap it, and it gets fifteen sixteenths of
+	// the level: in 30 s runs of 256x1000, three quarters stopped it at
 	// 23.8-24.7 s, early in a round's LP (gaps 34-36% in two of three);
-	// seven eighths at 26.3-27.6 s, later in the next (10.6-10.9% in
-	// all three). The workers and the polish on its fixings keep the rest.
+	// seven eighths at 26.3-27.8 s, later in the next (10.6-10.9%), and
+	// after the LP got faster two runs on a slow machine missed a round's
+	// end by 1.6 s (28.5%). The workers and the polish on its fixings keep
+	// the rest: at 30 s they had taken the plan from 482,352 to 481,470;
+	// with a sixteenth, to 481,566.
 	// The ascent separates no cuts here: they depended on when the
 	// workers improved the incumbent (its target), so the LP started
 	// from other rows in each run and took 23,000-32,000 iterations to
 	// its root and 3-8 s to its first round; without them the LP takes
 	// the same path in every run.
-	deadline = time.Now().Add(time.Until(end) * 7 / 8)
+	deadline = time.Now().Add(time.Until(end) * 15 / 16)
 	lgEnd := time.Now().Add(min(time.Until(deadline)/4, lgMaxTime))
 	lg := newLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
