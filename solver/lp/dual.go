@@ -718,6 +718,10 @@ func (s *State) toDevex() {
 	}
 }
 
+// devexUpdate updates the Devex reference weights of the positions the
+// entering column (s.col, nonzero at cols) touches, for the basis change
+// at row r: w_p = max(w_p, (α_p/α_r)²·w_r), and the entering variable's
+// max(w_r/α_r², 1). No FTRAN of ρ is needed.
 func (s *State) devexUpdate(r int, cols []int) {
 	col := s.col.v
 	wr := s.w[r]
