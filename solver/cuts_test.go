@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -172,6 +173,38 @@ func TestEveryCutOfTheLoopKeepsEveryIntegerPoint(t *testing.T) {
 	}
 	if gomory < 200 || probing < 200 {
 		t.Errorf("%d Gomory and %d other cuts: the test does not reach the separators", gomory, probing)
+	}
+}
+
+// Probing keeps only the max most violated cuts it finds: the first max
+// of the list it gives when it keeps them all, in that order.
+func TestProbingKeepsTheMostViolatedCutsInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 21))
+	compared := 0
+	for trial := 0; trial < 200; trial++ {
+		r := randomRelaxation(rng, 6+rng.IntN(7))
+		cl, ok := newCutLoop(r)
+		if !ok {
+			t.Fatal("no cut loop")
+		}
+		if cl.st.Solve(lpFar(), 0) != 0 {
+			continue
+		}
+		xs := cl.st.X()
+		all := probingCuts(newProber(r.rows, r.lo, r.hi), xs, true, 1<<30)
+		for _, max := range []int{1, 3, 10} {
+			kept := probingCuts(newProber(r.rows, r.lo, r.hi), xs, true, max)
+			want := all[:min(max, len(all))]
+			if !reflect.DeepEqual(kept, want) {
+				t.Fatalf("trial %d, max %d: kept %+v, the first of all %+v", trial, max, kept, want)
+			}
+			if len(all) > max {
+				compared++
+			}
+		}
+	}
+	if compared < 100 {
+		t.Errorf("only %d comparisons left cuts out", compared)
 	}
 }
 

@@ -174,9 +174,9 @@ func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
 		}
 		pc.column(j, v)
 	}
-	sort.Slice(pc.cs, func(a, b int) bool { return pc.cs.before(a, b) })
+	sort.Slice(pc.cs, func(a, b int) bool { return pc.cs[a].before(pc.cs[b]) })
 	var out []irow
-	for k := 0; k < len(pc.cs) && k < max; k++ {
+	for k := range pc.cs {
 		c := &pc.cs[k]
 		if c.lifted {
 			out = append(out, pc.liftedRow(c.lift))
@@ -205,7 +205,7 @@ type probeCuts struct {
 type cutHeap []probedCut
 
 func (h cutHeap) Len() int           { return len(h) }
-func (h cutHeap) Less(a, b int) bool { return h.before(b, a) }
+func (h cutHeap) Less(a, b int) bool { return h[b].before(h[a]) }
 func (h cutHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
 func (h *cutHeap) Push(x any)        { *h = append(*h, x.(probedCut)) }
 func (h *cutHeap) Pop() any {
@@ -215,13 +215,13 @@ func (h *cutHeap) Pop() any {
 	return c
 }
 
-// before says whether cut a is kept before cut b: more violated, or as
+// before says whether cut c is kept before cut b: more violated, or as
 // violated and found earlier.
-func (h cutHeap) before(a, b int) bool {
-	if h[a].vio != h[b].vio {
-		return h[a].vio > h[b].vio
+func (c *probedCut) before(b probedCut) bool {
+	if c.vio != b.vio {
+		return c.vio > b.vio
 	}
-	return h[a].seq < h[b].seq
+	return c.seq < b.seq
 }
 
 // A lifted row is written out only if it is among the cuts kept: a
@@ -255,15 +255,9 @@ func (pc *probeCuts) keep(c probedCut) {
 	case pc.max <= 0:
 	case len(pc.cs) < pc.max:
 		heap.Push(&pc.cs, c)
-	default:
-		pc.cs = append(pc.cs, c) // compared with the top in place
-		if last := len(pc.cs) - 1; pc.cs.before(last, 0) {
-			pc.cs[0] = pc.cs[last]
-			pc.cs = pc.cs[:last]
-			heap.Fix(&pc.cs, 0)
-		} else {
-			pc.cs = pc.cs[:last]
-		}
+	case c.before(pc.cs[0]):
+		pc.cs[0] = c
+		heap.Fix(&pc.cs, 0)
 	}
 }
 
