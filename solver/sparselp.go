@@ -144,7 +144,7 @@ func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStar
 		if stall >= 2 && cl.caps.gomoryLen < gmiMaxLen {
 			// The short Gomory cuts are spent: longer ones still lift
 			// the bound (256x1000's loop stalls at 469,332 without them
-			// and goes on to 474,122 with them).
+			// and goes on to 471,066 with them).
 			cl.caps.gomoryLen, stall = gmiMaxLen, 0
 		}
 		if stall >= 2 || round+1 >= sparseRoundsMax || !cl.round() {
