@@ -6,8 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // benchSizes are the sizes of `poolsolve bench`'s default suite; the
@@ -113,6 +115,23 @@ func BenchmarkGenerate(b *testing.B) {
 			for b.Loop() {
 				if _, err := Generate(sp); err != nil {
 					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCheck measures the evaluator on the greedy plan: the solver
+// checks every plan it accepts with it, the warm start's too.
+func BenchmarkCheck(b *testing.B) {
+	ps := benchPools(b)
+	for _, s := range []string{"24x60-tight", "256x1000"} {
+		b.Run(s, func(b *testing.B) {
+			p := ps[s]
+			a := localsearch.Greedy(p, 1)
+			for b.Loop() {
+				if rep := eval.Check(p, a); !rep.Valid {
+					b.Fatal(rep.Err())
 				}
 			}
 		})

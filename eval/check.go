@@ -84,21 +84,27 @@ func NewChecker(p *model.Pool) *Checker {
 		c.linked[[2]string{l.A, l.B}] = true
 		c.linked[[2]string{l.B, l.A}] = true
 	}
+	listedBy := map[string][]string{} // variant -> the models listing it
+	for _, m := range p.Models {
+		for _, v := range m.Variants {
+			listedBy[v] = append(listedBy[v], m.ID)
+		}
+	}
 	c.problem = make([][]string, len(p.Variants))
 	for i := range p.Variants {
 		v := &p.Variants[i]
 		c.problem[i] = make([]string, len(v.Placements))
+		placeable := false
 		for k, pl := range v.Placements {
 			c.problem[i][k] = c.ineligible(v, pl)
-			if c.problem[i][k] == "" {
-				for _, m := range v.Models {
-					c.localFirst[m] = true
-				}
-				for _, m := range p.Models {
-					if slices.Contains(m.Variants, v.ID) {
-						c.localFirst[m.ID] = true
-					}
-				}
+			placeable = placeable || c.problem[i][k] == ""
+		}
+		if placeable {
+			for _, m := range v.Models {
+				c.localFirst[m] = true
+			}
+			for _, m := range listedBy[v.ID] {
+				c.localFirst[m] = true
 			}
 		}
 	}
