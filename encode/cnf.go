@@ -128,8 +128,10 @@ type cnf struct {
 	guard int32  // current guard, -1 for none
 	buf   []z.Lit
 	// stop, while set (during New), makes newVar panic with errDeadline
-	// once it has passed; checked every stopEvery variables.
-	stop time.Time
+	// once it has passed; checked every stopEvery variables. stopFn,
+	// when set, is asked there too (Options.Stop).
+	stop   time.Time
+	stopFn func() bool
 	// lazy and prefixes hold the parts of the lazily named variables.
 	lazy     []lazyName
 	prefixes []string
@@ -151,9 +153,14 @@ func (c *cnf) namePrefix(p string) int32 {
 // checkStop panics with errDeadline once stop has passed; for the loops
 // of New that may run long without a new variable.
 func (c *cnf) checkStop() {
-	if !c.stop.IsZero() && time.Now().After(c.stop) {
+	if c.stopped() {
 		panic(errDeadline)
 	}
+}
+
+// stopped says whether New is past its deadline or told to stop.
+func (c *cnf) stopped() bool {
+	return !c.stop.IsZero() && time.Now().After(c.stop) || c.stopFn != nil && c.stopFn()
 }
 
 // newLazyVar is newVar for a diagram node named prefix#layer/k.
@@ -195,7 +202,7 @@ func (c *cnf) F() z.Lit { return c.T.Not() }
 
 func (c *cnf) newVar(name string, m Meaning) z.Lit {
 	l := c.sat.Lit()
-	if l.Var()%stopEvery == 0 && !c.stop.IsZero() && time.Now().After(c.stop) {
+	if l.Var()%stopEvery == 0 && c.stopped() {
 		panic(errDeadline)
 	}
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})

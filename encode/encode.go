@@ -21,6 +21,10 @@ type Options struct {
 	// thousand variables) New gives up with ErrDeadline. It also becomes
 	// the Encoding's Deadline.
 	Deadline time.Time
+	// Stop, when set, is asked where Deadline is checked: true stops New
+	// with ErrDeadline too. It serves a caller that encodes before it
+	// knows its deadline (the solver encodes during its warm start).
+	Stop func() bool
 	// LinearMemory writes the memory rules as linear rows only, without
 	// their CNF diagrams (on huge pools, most of the clauses): gini's
 	// models may then break memory, so such an encoding is for the PB
@@ -181,9 +185,9 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
 		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline,
 		LinearMemory: opts.LinearMemory}
-	e.cnf.stop = opts.Deadline
+	e.cnf.stop, e.cnf.stopFn = opts.Deadline, opts.Stop
 	defer func() {
-		e.cnf.stop = time.Time{}
+		e.cnf.stop, e.cnf.stopFn = time.Time{}, nil
 		if r := recover(); r != nil {
 			if r != errDeadline { //nolint:errorlint // our own sentinel value
 				panic(r)

@@ -235,3 +235,19 @@ func TestNewStopsAtItsDeadline(t *testing.T) {
 		t.Fatalf("ample deadline: %v", err)
 	}
 }
+
+func TestNewStopsWhenItsStopSaysSo(t *testing.T) {
+	p := pooltest.Random(1, 64, 250)
+	asked := 0
+	_, err := New(p, Options{Stop: func() bool { asked++; return asked > 3 }})
+	if !errors.Is(err, ErrDeadline) || asked != 4 {
+		t.Fatalf("err %v after %d questions; want ErrDeadline at the fourth", err, asked)
+	}
+	e, err := New(p, Options{Stop: func() bool { return false }})
+	if err != nil {
+		t.Fatalf("a stop that never says so: %v", err)
+	}
+	if e.cnf.stopFn != nil {
+		t.Error("the encoding keeps its stop function after New")
+	}
+}

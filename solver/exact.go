@@ -83,8 +83,10 @@ func (x *exact) levelsProved(i int) bool {
 
 // The encoding must be done by encodeBy (the run's deadline at the
 // latest), else newExact fails with encode.ErrDeadline.
-func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64) (*exact, error) {
-	e, err := encode.New(p, encodeOptions(p, encodeBy))
+func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, stop func() bool) (*exact, error) {
+	opts := encodeOptions(p, encodeBy)
+	opts.Stop = stop
+	e, err := encode.New(p, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +33,7 @@ func TestTheWorkerStreamsBetterModelsAndEndsOnTheOptimum(t *testing.T) {
 		job := knapsackJob()
 		job.CuttingPlanes = cp
 		out := make(chan pbMsg, 64)
-		run, err := startPB(context.Background(), time.Now().Add(time.Minute), job, 7, out)
+		run, err := startPB(context.Background(), nil, time.Now().Add(time.Minute), job, 7, out)
 		if err != nil {
 			t.Fatalf("startPB: %v", err)
 		}
@@ -110,7 +111,7 @@ func pigeonholeJob(n int) *pbJob {
 
 func TestAWorkerPastItsDeadlineIsKilled(t *testing.T) {
 	out := make(chan pbMsg, 4)
-	run, err := startPB(context.Background(), time.Now().Add(100*time.Millisecond), pigeonholeJob(14), 0, out)
+	run, err := startPB(context.Background(), nil, time.Now().Add(100*time.Millisecond), pigeonholeJob(14), 0, out)
 	if err != nil {
 		t.Fatalf("startPB: %v", err)
 	}
@@ -226,4 +227,58 @@ func allOptimal(res *Result) bool {
 		}
 	}
 	return true
+}
+
+// waitFor polls cond for up to a minute: a liveness check, not a speed
+// goal.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(time.Minute); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%s: not within a minute", what)
+		}
+	}
+}
+
+func TestASpareWorkerSolvesTheNextJobAndCloseKillsTheOneLeft(t *testing.T) {
+	spares := newPBSpares()
+	spares.refill()
+	waitFor(t, "a spare started", func() bool { return len(spares.ready) == 1 })
+	out := make(chan pbMsg, 64)
+	run, err := startPB(context.Background(), spares, time.Now().Add(time.Minute), knapsackJob(), 3, out)
+	if err != nil {
+		t.Fatalf("startPB: %v", err)
+	}
+	if len(spares.ready) != 0 {
+		t.Error("the job did not take the spare")
+	}
+	<-run.done
+	close(out)
+	var last pbAnswer
+	for m := range out {
+		if m.a.Done {
+			break
+		}
+		last = m.a
+	}
+	if last.Value != -12 {
+		t.Errorf("the spare's last model is worth %d, want the optimum -12", last.Value)
+	}
+
+	spares.refill()
+	waitFor(t, "a second spare started", func() bool { return len(spares.ready) == 1 })
+	p := <-spares.ready
+	spares.ready <- p
+	spares.close()
+	waitFor(t, "the spare killed", func() bool { return p.cmd.Process.Signal(syscall.Signal(0)) != nil })
+	// A closed set still serves jobs, from a new process.
+	out2 := make(chan pbMsg, 64)
+	run2, err := startPB(context.Background(), spares, time.Now().Add(time.Minute), knapsackJob(), 4, out2)
+	if err != nil {
+		t.Fatalf("startPB after close: %v", err)
+	}
+	<-run2.done
+	if len(out2) == 0 {
+		t.Error("the worker started after close answered nothing")
+	}
 }

@@ -45,6 +45,9 @@ type run struct {
 	// tooBig is set when a part's encoding did not finish in time: the
 	// explanations then skip encoding the whole pool.
 	tooBig bool
+	// spares holds a pseudo-boolean worker process started ahead of its
+	// job (nil for the greedy solver).
+	spares *pbSpares
 }
 
 func (r *run) firstPlan() {
@@ -94,7 +97,19 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	warm, warmRep := r.warmStart()
+	var ahead *encodeAhead
+	defer func() { ahead.abandon() }()
+	afterGreedy := func() {}
+	if !r.greedy() {
+		r.spares = newPBSpares()
+		defer r.spares.close()
+		// The parts are encoded while local search improves the greedy
+		// plan, not during the greedy pass: beside it the encoding
+		// slowed it by 60% on 256x1000, and it is the whole warm start
+		// at short limits, which often end with the warm plan.
+		afterGreedy = func() { ahead = r.encodeAhead() }
+	}
+	warm, warmRep := r.warmStart(afterGreedy)
 	// The greedy solver's answer is the warm plan; so is the exact
 	// solver's when less time is left than the warm start took (256x1000
 	// at a 1 s limit from process start: cutting the pool into parts and
@@ -102,7 +117,12 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if warmRep.Valid && (r.greedy() || time.Until(r.deadline) < time.Since(r.start)) {
 		return r.warmResult(warm, warmRep), nil
 	}
-	s := r.newPartSearch(warm)
+	if ahead == nil {
+		// No local search ran, or the greedy solver's warm plan broke
+		// a rule (it searches too).
+		ahead = r.encodeAhead()
+	}
+	s := r.newPartSearch(warm, ahead)
 	for pi := range s.parts {
 		if err := s.startPart(pi); err != nil {
 			return nil, err
@@ -142,14 +162,19 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 
 func (r *run) greedy() bool { return r.opts.Solver == Greedy }
 
-// warmStart is the greedy plan improved by local search, and its report.
-func (r *run) warmStart() (model.Assignment, eval.Report) {
+// warmStart is the greedy plan improved by local search, and its report;
+// afterGreedy is called between the two, unless the time for local
+// search is up already.
+func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 	p, ctx, seed := r.pool, r.ctx, r.opts.Seed
 	warmEnd := r.start.Add(r.limit / 20)
 	if warmEnd.After(r.deadline) {
 		warmEnd = r.deadline
 	}
 	warm := localsearch.Greedy(p, seed)
+	if time.Now().Before(warmEnd) {
+		afterGreedy()
+	}
 	warm = localsearch.ImproveContext(ctx, p, warm, seed, warmEnd, warmKicks(r.greedy()))
 	warmRep := eval.Check(p, warm)
 	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
@@ -201,6 +226,7 @@ type partSearch struct {
 	r     *run
 	warm  model.Assignment
 	parts []component
+	ahead *encodeAhead // the parts' encodings
 	res   *Result
 	// xs[pi] searches part pi; it is nil when the part's encoding did not
 	// finish in time, and warmOnly[pi] is then the report of the warm plan
@@ -212,20 +238,26 @@ type partSearch struct {
 	levels [][4]Level
 }
 
-func (r *run) newPartSearch(warm model.Assignment) *partSearch {
-	parts := splitComponents(r.pool)
-	s := &partSearch{r: r, warm: warm, parts: parts,
-		res:      &Result{Stats: Stats{Solver: Exact, Components: len(parts)}},
-		xs:       make([]*exact, len(parts)),
-		warmOnly: make([]*eval.Report, len(parts)),
+func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSearch {
+	s := &partSearch{r: r, warm: warm, parts: ahead.parts, ahead: ahead,
+		res:      &Result{Stats: Stats{Solver: Exact, Components: len(ahead.parts)}},
+		xs:       make([]*exact, len(ahead.parts)),
+		warmOnly: make([]*eval.Report, len(ahead.parts)),
 	}
 	if r.greedy() {
 		s.res.Stats.Solver = Greedy
 	}
-	r.objs = make([]model.Objective, len(parts))
-	for i, c := range parts {
+	r.objs = make([]model.Objective, len(s.parts))
+	for i, c := range s.parts {
 		if rep := eval.Check(c.pool, restrict(warm, c.pool)); rep.Valid {
 			r.objs[i] = rep.Objective
+			// A part with a valid warm plan stops encoding a little
+			// before the deadline: an encoding done later leaves no
+			// time to search, and the tail of a huge one (garbage
+			// collection of the clause and variable tables) would
+			// overrun the deadline. Without a valid warm plan the
+			// encoding is the only hope and gets all the time.
+			ahead.limit(i, r.deadline.Add(-min(r.limit/10, 500*time.Millisecond)))
 		}
 	}
 	return s
@@ -239,22 +271,14 @@ func (s *partSearch) startPart(pi int) error {
 	r.cur = pi
 	part := restrict(s.warm, c.pool)
 	partRep := eval.Check(c.pool, part)
-	// A part with a valid warm plan stops encoding a little before the
-	// deadline: an encoding done later leaves no time to search, and
-	// the tail of a huge one (garbage collection of the clause and
-	// variable tables) would overrun the deadline. Without a valid
-	// warm plan the encoding is the only hope and gets all the time.
-	encodeBy := r.deadline
-	if partRep.Valid {
-		encodeBy = encodeBy.Add(-min(r.limit/10, 500*time.Millisecond))
-	}
 	if r.ctx.Err() != nil && partRep.Valid {
 		// Interrupted: the part keeps its warm plan, as when its
 		// encoding runs out of time.
+		s.ahead.skip(pi)
 		s.warmOnly[pi], r.objs[pi], r.tooBig = &partRep, partRep.Objective, true
 		return nil
 	}
-	x, err := newExact(r, c.pool, r.deadline, encodeBy, r.opts.Seed+uint64(pi))
+	x, err := s.ahead.part(pi)
 	if errors.Is(err, encode.ErrDeadline) {
 		if !partRep.Valid && !res.Infeasible {
 			return ErrNoPlan

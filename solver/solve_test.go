@@ -178,7 +178,7 @@ func TestIdenticalNodesAreBrokenBySymmetryWithoutLosingTheOptimum(t *testing.T) 
 		t.Fatal("brute force finds no plan")
 	}
 	r := &run{pool: p, ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
-	x, err := newExact(r, p, r.deadline, r.deadline, 1)
+	x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

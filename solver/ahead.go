@@ -1,0 +1,70 @@
+package solver
+
+import (
+	"slices"
+	"sync/atomic"
+	"time"
+)
+
+// encodeAhead encodes the parts on a goroutine of its own while the warm
+// start runs on the caller's: on 256x1000 each takes about 0.65 s, and
+// the search needs both. A part's encoding deadline depends on whether
+// its warm plan is valid (startPart), known only later, so each part's
+// deadline starts at the run's and is cut by limit when it is known.
+type encodeAhead struct {
+	parts []component
+	by    []atomic.Int64 // per part: its encoding gives up past this (UnixNano)
+	quit  atomic.Bool
+	xs    []*exact
+	errs  []error
+	done  []chan struct{}
+}
+
+// encodeAhead splits the pool into parts and starts encoding them.
+func (r *run) encodeAhead() *encodeAhead {
+	a := &encodeAhead{parts: splitComponents(r.pool)}
+	n := len(a.parts)
+	a.by, a.xs, a.errs, a.done = make([]atomic.Int64, n), make([]*exact, n), make([]error, n), make([]chan struct{}, n)
+	for pi := range a.done {
+		a.done[pi] = make(chan struct{})
+		a.by[pi].Store(r.deadline.UnixNano())
+	}
+	go func() {
+		for pi, c := range a.parts {
+			stop := func() bool { return a.quit.Load() || time.Now().UnixNano() > a.by[pi].Load() }
+			a.xs[pi], a.errs[pi] = newExact(r, c.pool, r.deadline, r.deadline, r.opts.Seed+uint64(pi), stop)
+			close(a.done[pi])
+		}
+		// The core is free: the first worker process starts here, when
+		// a part is large enough to start one (small parts' LP goes
+		// first, and usually proves them).
+		if !a.quit.Load() && slices.ContainsFunc(a.xs, func(x *exact) bool { return x != nil && !x.small() }) {
+			r.spares.refill()
+		}
+	}()
+	return a
+}
+
+// limit makes part pi's encoding give up past by.
+func (a *encodeAhead) limit(pi int, by time.Time) { a.by[pi].Store(by.UnixNano()) }
+
+// skip makes part pi's encoding give up at once.
+func (a *encodeAhead) skip(pi int) { a.by[pi].Store(0) }
+
+// part waits for part pi's encoding.
+func (a *encodeAhead) part(pi int) (*exact, error) {
+	<-a.done[pi]
+	return a.xs[pi], a.errs[pi]
+}
+
+// abandon stops the encodings still running and waits for them, so that
+// none takes a core after Solve returns.
+func (a *encodeAhead) abandon() {
+	if a == nil {
+		return
+	}
+	a.quit.Store(true)
+	if n := len(a.done); n > 0 {
+		<-a.done[n-1]
+	}
+}

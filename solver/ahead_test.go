@@ -1,0 +1,74 @@
+package solver
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// twoHalves is a pool of two independent parts.
+func twoHalves() *model.Pool {
+	return pooltest.New(
+		pooltest.Node("mac-01", 64, pooltest.Mac()),
+		pooltest.Node("mac-02", 64, pooltest.Mac()),
+		pooltest.Variant("a", 20, pooltest.Serves("a"), pooltest.On("mac-01")),
+		pooltest.Variant("a-small", 10, pooltest.Serves("a"), pooltest.On("mac-01")),
+		pooltest.Variant("b", 20, pooltest.Serves("b"), pooltest.On("mac-02")),
+		pooltest.Alias("qa", 1, "a"),
+		pooltest.Alias("qb", 1, "b"),
+	)
+}
+
+func TestThePartsEncodedAheadAreTheOnesEncodedInTurn(t *testing.T) {
+	p := twoHalves()
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.encodeAhead()
+	defer a.abandon()
+	if len(a.parts) != 2 {
+		t.Fatalf("%d parts, want 2", len(a.parts))
+	}
+	for pi, c := range a.parts {
+		got, err := a.part(pi)
+		if err != nil {
+			t.Fatalf("part %d: %v", pi, err)
+		}
+		want, err := newExact(r, c.pool, r.deadline, r.deadline, r.opts.Seed+uint64(pi), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.e.MaxVar() != want.e.MaxVar() || len(got.e.Linear.Rows) != len(want.e.Linear.Rows) {
+			t.Errorf("part %d: %d variables and %d rows ahead, %d and %d in turn", pi,
+				got.e.MaxVar(), len(got.e.Linear.Rows), want.e.MaxVar(), len(want.e.Linear.Rows))
+		}
+	}
+}
+
+func TestAnAbandonedEncodingEndsAndAPartPastItsLimitGivesUp(t *testing.T) {
+	p := pooltest.Random(1, 64, 250)
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.encodeAhead()
+	a.skip(0)
+	if _, err := a.part(0); err != nil && !errors.Is(err, encode.ErrDeadline) {
+		t.Fatalf("a skipped part: %v, want done or ErrDeadline", err)
+	}
+	b := r.encodeAhead()
+	b.abandon() // returns once the goroutine ended: a leak would hang here
+	for pi := range b.parts {
+		select {
+		case <-b.done[pi]:
+		default:
+			t.Errorf("part %d still encoding after abandon", pi)
+		}
+	}
+}
