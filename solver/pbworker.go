@@ -467,6 +467,17 @@ type pbLevel struct {
 	next   int
 	cdcl   int // id of the current clause-learning worker
 	failed bool
+	// last is the last job built: the portfolio's two workers start on
+	// the same one (256x1000: 60 ms each to build).
+	last lastJob
+}
+
+// lastJob is a job with what it was built from.
+type lastJob struct {
+	sr              *strongResult
+	cutoff          int64
+	fixed, knapsack int
+	job             *pbJob
 }
 
 // pbJobState is what one worker was asked and has answered.
@@ -542,19 +553,24 @@ func pbCores() int {
 
 // launch starts one worker below cutoff; its id, or -1.
 func (w *pbLevel) launch(cutoff int64, cp bool) int {
-	fixes, knap, ok := w.sr.fixesFor(cutoff)
-	if !ok {
-		return -1
+	l := &w.last
+	if l.job == nil || l.sr != w.sr || l.cutoff != cutoff {
+		fixes, knap, ok := w.sr.fixesFor(cutoff)
+		if !ok {
+			return -1
+		}
+		*l = lastJob{sr: w.sr, cutoff: cutoff, fixed: len(fixes), knapsack: len(knap),
+			job: pbJobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))}
+		if c := w.x.canon; w.level == 3 && c != nil {
+			l.job.Canon, l.job.CanonShift = c.job, w.sr.offset-c.offset
+		}
 	}
-	job := pbJobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))
+	job := *l.job // its rows are shared, and only read
 	job.CuttingPlanes = cp
-	if c := w.x.canon; w.level == 3 && c != nil {
-		job.Canon, job.CanonShift = c.job, w.sr.offset-c.offset
-	}
 	id := w.next
 	w.next++
-	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, len(fixes), len(knap))
-	run, err := startPB(w.x.run.ctx, w.x.run.spares, w.end, job, id, w.out)
+	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
+	run, err := startPB(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)
 	if err != nil {
 		w.failed = true
 		return -1
