@@ -169,17 +169,19 @@ func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 		name string
 		rows int
 		late time.Duration
+		skip time.Duration // lgSkipLeft
 		// source must bound at least one pool.
 		source BoundSource
 	}{
-		{"by the sparse LP with cuts", sparseMaxRows, sparseLateMin, BoundLP},
-		{"by the Lagrangian ascent with cover cuts", 0, time.Hour, BoundLagrangian},
-		{"by the Lagrangian ascent and then the sparse LP", 0, sparseLateMin, BoundLP},
+		{"by the sparse LP with cuts", sparseMaxRows, sparseLateMin, lgSkipLeft, BoundLP},
+		{"by the Lagrangian ascent alone", 0, time.Hour, time.Hour, BoundLagrangian},
+		{"by the Lagrangian ascent and then the sparse LP", 0, sparseLateMin, time.Hour, BoundLP},
+		{"past fitsSparse, by the sparse LP alone when it has the time", 0, sparseLateMin, lgSkipLeft, BoundLP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			savedRows, savedLate := sparseMaxRows, sparseLateMin
-			sparseMaxRows, sparseLateMin = tc.rows, tc.late
-			defer func() { sparseMaxRows, sparseLateMin = savedRows, savedLate }()
+			savedRows, savedLate, savedSkip := sparseMaxRows, sparseLateMin, lgSkipLeft
+			sparseMaxRows, sparseLateMin, lgSkipLeft = tc.rows, tc.late, tc.skip
+			defer func() { sparseMaxRows, sparseLateMin, lgSkipLeft = savedRows, savedLate, savedSkip }()
 			if sources := strongBoundKeepsTheOptimum(t); sources[tc.source] == 0 {
 				t.Errorf("no pool was bounded by %s: %v", tc.source, sources)
 			}
