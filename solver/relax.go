@@ -105,13 +105,13 @@ func presolve(r *relaxation, deadline time.Time) (*relaxation, bool) {
 func newRelaxationOf(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i int) *relaxation {
 	lin := &e.Linear
 	fixed := map[z.Var]bool{}
-	r := &relaxation{col: map[z.Var]int{}, assumed: fixed}
+	r := &relaxation{col: make(map[z.Var]int, len(lin.Vars)), assumed: fixed, rows: make([]irow, 0, len(lin.Rows)+i)}
 	for _, m := range assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
 	var at []int // scratch: a column's place in the row being built, +1
 	add := func(ts []encode.Term, op encode.Op, rhs int64) {
-		w := irow{op: op, rhs: rhs}
+		w := irow{op: op, rhs: rhs, idx: make([]int, 0, len(ts)), val: make([]int64, 0, len(ts))}
 		for _, t := range ts {
 			if val, ok := fixed[t.Var]; ok {
 				if val {
@@ -272,9 +272,9 @@ func (r *relaxation) substitute() {
 			r.c[j] = 0
 		}
 	}
-	var rows []irow
+	rows := make([]irow, 0, len(r.rows))
 	for _, w := range r.rows {
-		n := irow{op: w.op, rhs: w.rhs}
+		n := irow{op: w.op, rhs: w.rhs, idx: make([]int, 0, len(w.idx)), val: make([]int64, 0, len(w.idx))}
 		for k, j := range w.idx {
 			if r.lo[j] == r.hi[j] {
 				n.rhs -= w.val[k] * r.lo[j]
@@ -320,6 +320,11 @@ func tighten(w irow) (irow, bool) {
 	}
 	if maxact <= b {
 		return w, false
+	}
+	// Only a coefficient above b - (maxact - a_k) shrinks: none does when
+	// the largest does not, which is most rows (no sort, no copy).
+	if amax := slices.Max(a); maxact-amax >= b {
+		return irow{idx: w.idx, val: w.val, op: encode.LE, rhs: w.rhs}, true
 	}
 	order := make([]int, n)
 	for k := range order {
