@@ -95,8 +95,8 @@ type pbAnswer struct {
 
 // pbServe runs one job from r and streams answers to w.
 func pbServe(r io.Reader, w io.Writer) error {
-	var job pbJob
-	if err := gob.NewDecoder(bufio.NewReader(r)).Decode(&job); err != nil {
+	job, err := readJob(r)
+	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriter(w)
@@ -107,7 +107,7 @@ func pbServe(r io.Reader, w io.Writer) error {
 		}
 		return bw.Flush()
 	}
-	last, got, err := pbSolve(&job, send)
+	last, got, err := pbSolve(job, send)
 	if err != nil {
 		return err
 	}
@@ -873,21 +873,6 @@ func (c *canonAhead) plan(x *exact) (model.Assignment, bool) {
 // canonAheadMaxVars bounds the parts whose level-4 workers carry the
 // canonical job: building it is a second presolve.
 const canonAheadMaxVars = 20000
-
-// newJobWriter returns a function that sends a job to w and closes it,
-// as startPB does to a worker's stdin.
-func newJobWriter(w io.WriteCloser) func(*pbJob) error {
-	return func(job *pbJob) error {
-		bw := bufio.NewWriter(w)
-		if err := gob.NewEncoder(bw).Encode(job); err != nil {
-			return err
-		}
-		if err := bw.Flush(); err != nil {
-			return err
-		}
-		return w.Close()
-	}
-}
 
 // readAnswers decodes every answer a worker wrote to r.
 func readAnswers(r io.Reader) ([]pbAnswer, error) {

@@ -168,7 +168,7 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 	serve := func(job *pbJob) []pbAnswer {
 		var in, out bytes.Buffer
-		if err := gob.NewEncoder(&in).Encode(job); err != nil {
+		if err := gob.NewEncoder(&in).Encode(job.wire()); err != nil {
 			t.Fatal(err)
 		}
 		if err := pbServe(&in, &out); err != nil {
