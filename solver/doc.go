@@ -140,7 +140,8 @@
 // diagrams search as in levels 1-3.
 //
 // Past fitsSparse's size (256x1000's level 4 is 53,000 rows and 765,000
-// nonzeros), lagrange.go bounds level 4 first: disjoint Σ x <= 1 and
+// nonzeros), the sparse LP bounds level 4 alone when it has 1.5 s or
+// more (lgSkipLeft); with less, lagrange.go bounds it first: disjoint Σ x <= 1 and
 // Σ x = 1 rows stay as groups of the subproblem, every other row is
 // priced by a multiplier, and a subgradient ascent with Polyak steps
 // toward the incumbent raises the bound. It starts from a dual ascent
@@ -149,7 +150,8 @@
 // costs fix columns as the LP's do. The ascent is the fallback and has
 // at most 0.5 s; then the sparse LP and its cut loop get what is left of
 // fifteen sixteenths of the level (its duals bound the level wherever it
-// stops), and the better bound is kept. The LP starts from the model
+// stops), and the better bound is kept. When the LP runs alone and fails
+// early, the ascent runs after it. The LP starts from the model
 // alone, so it takes the same path in every run; its rounds there
 // separate half as many cuts, and Gomory cuts of at most 50 nonzeros
 // until the loop stalls (largeCaps). On two cores one PB worker, with cutting planes, runs
