@@ -161,7 +161,8 @@
 // with hypersparse triangular solves and a refactor interval that grows
 // with the rows (package lp). The polish before each level of such a part
 // has at most a second (linearPolishMax): at 30 s the three had taken
-// 8.5 s before level 4's LP could start.
+// 8.5 s before level 4's LP could start. At levels 2 and 3 the workers
+// start first and search beside it.
 //
 // In the last part of level 4, while the workers run, local search
 // (package localsearch) polishes the incumbent in rounds.
