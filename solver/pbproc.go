@@ -93,6 +93,12 @@ func (s *pbSpares) refill() {
 	if s == nil {
 		return
 	}
+	s.mu.Lock()
+	idle := s.closed || len(s.ready) > 0
+	s.mu.Unlock()
+	if idle {
+		return
+	}
 	go func() {
 		p, err := spawnPB()
 		if err != nil {
