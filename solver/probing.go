@@ -32,6 +32,14 @@ type prober struct {
 	// base is the box probes start from: the root's, with every fixing
 	// probing found so far.
 	baseLo, baseHi []int64
+	// maxAbs[ri] is row ri's largest |coefficient|: a row whose least
+	// activity is that far below its bound fixes no column, unscanned.
+	maxAbs []int64
+	// colVals[j] are column j's coefficients in the rows colRows[j];
+	// minAct and maxAct are each row's least and largest Σ a·x over the
+	// box, kept as the box changes instead of summed at each visit.
+	colVals        [][]int64
+	minAct, maxAct []int64
 }
 
 func newProber(rows []irow, lo, hi []int64) *prober {
@@ -39,12 +47,44 @@ func newProber(rows []irow, lo, hi []int64) *prober {
 	p := &prober{rows: rows, colRows: make([][]int32, n), lo: append([]int64(nil), lo...), hi: append([]int64(nil), hi...),
 		queued: make([]bool, len(rows)), seen: make([]bool, len(rows)),
 		baseLo: append([]int64(nil), lo...), baseHi: append([]int64(nil), hi...)}
+	p.maxAbs = make([]int64, len(rows))
+	p.colVals = make([][]int64, n)
+	p.minAct, p.maxAct = make([]int64, len(rows)), make([]int64, len(rows))
 	for ri, w := range rows {
-		for _, j := range w.idx {
+		for k, j := range w.idx {
+			a := w.val[k]
 			p.colRows[j] = append(p.colRows[j], int32(ri))
+			p.colVals[j] = append(p.colVals[j], a)
+			p.maxAbs[ri] = max(p.maxAbs[ri], a, -a)
+			if a > 0 {
+				p.minAct[ri] += a * lo[j]
+				p.maxAct[ri] += a * hi[j]
+			} else {
+				p.minAct[ri] += a * hi[j]
+				p.maxAct[ri] += a * lo[j]
+			}
 		}
 	}
 	return p
+}
+
+// move changes column j's bounds to [lo, hi], and the activities of its
+// rows with them.
+func (p *prober) move(j int, lo, hi int64) {
+	dlo, dhi := lo-p.lo[j], hi-p.hi[j]
+	if dlo == 0 && dhi == 0 {
+		return
+	}
+	for t, ri := range p.colRows[j] {
+		if a := p.colVals[j][t]; a > 0 {
+			p.minAct[ri] += a * dlo
+			p.maxAct[ri] += a * dhi
+		} else {
+			p.minAct[ri] += a * dhi
+			p.maxAct[ri] += a * dlo
+		}
+	}
+	p.lo[j], p.hi[j] = lo, hi
 }
 
 // probe sets column j to v and propagates; it returns the columns fixed
@@ -72,11 +112,14 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		}
 		w := &p.rows[ri]
 		for _, sign := range signsOf(w.op) {
-			minact := p.activity(w, sign, false)
+			minact := p.activity(ri, sign, false)
 			b := sign * w.rhs
 			if minact > b {
 				p.queue = p.queue[:0]
 				return nil, nil, false
+			}
+			if minact+p.maxAbs[ri] <= b {
+				continue
 			}
 			for k, c := range w.idx {
 				if p.lo[c] == p.hi[c] {
@@ -100,7 +143,7 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		for _, ri := range p.visited {
 			w := &p.rows[ri]
 			for _, sign := range signsOf(w.op) {
-				if maxact := p.activity(w, sign, true); maxact < sign*w.rhs {
+				if maxact := p.activity(ri, sign, true); maxact < sign*w.rhs {
 					strengthen(ri, sign, maxact)
 				}
 			}
@@ -110,18 +153,18 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 }
 
 // activity is the least (or, with most, the largest) value of sign·a·x
-// over the box.
-func (p *prober) activity(w *irow, sign int64, most bool) int64 {
-	var act int64
-	for k, c := range w.idx {
-		a := sign * w.val[k]
-		if (a > 0) == most {
-			act += a * p.hi[c]
-		} else {
-			act += a * p.lo[c]
+// over the box, for row ri.
+func (p *prober) activity(ri int32, sign int64, most bool) int64 {
+	if sign > 0 {
+		if most {
+			return p.maxAct[ri]
 		}
+		return p.minAct[ri]
 	}
-	return act
+	if most {
+		return -p.minAct[ri]
+	}
+	return -p.maxAct[ri]
 }
 
 func signsOf(op encode.Op) []int64 {
@@ -135,7 +178,7 @@ func signsOf(op encode.Op) []int64 {
 }
 
 func (p *prober) set(j int, v int64) {
-	p.lo[j], p.hi[j] = v, v
+	p.move(j, v, v)
 	p.trail = append(p.trail, int32(j))
 	for _, ri := range p.colRows[j] {
 		if !p.queued[ri] {
@@ -148,13 +191,13 @@ func (p *prober) set(j int, v int64) {
 // fix makes x_j = v part of the base box (it holds in every plan).
 func (p *prober) fix(j int, v int64) {
 	p.baseLo[j], p.baseHi[j] = v, v
-	p.lo[j], p.hi[j] = v, v
+	p.move(j, v, v)
 }
 
 // undo restores the box to the probe's start.
 func (p *prober) undo() {
 	for _, j := range p.trail {
-		p.lo[j], p.hi[j] = p.baseLo[j], p.baseHi[j]
+		p.move(int(j), p.baseLo[j], p.baseHi[j])
 	}
 	p.trail = p.trail[:0]
 	for _, ri := range p.queue {
