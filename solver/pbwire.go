@@ -26,10 +26,7 @@ type pbWire struct {
 
 // wire flattens job.
 func (job *pbJob) wire() *pbWire {
-	n := 0
-	for _, r := range job.Rows {
-		n += len(r.Cols)
-	}
+	n := job.nonzeros()
 	w := &pbWire{NCols: job.NCols, Obj: job.Obj, Cuts: job.CuttingPlanes, First: job.First, CanonShift: job.CanonShift,
 		Start: make([]int32, 0, len(job.Rows)+1), Cols: make([]int32, 0, n), W: make([]int64, 0, n),
 		Op: make([]int8, 0, len(job.Rows)), RHS: make([]int64, 0, len(job.Rows))}

@@ -274,7 +274,14 @@ func (r *relaxation) substitute() {
 	}
 	rows := make([]irow, 0, len(r.rows))
 	for _, w := range r.rows {
-		n := irow{op: w.op, rhs: w.rhs, idx: make([]int, 0, len(w.idx)), val: make([]int64, 0, len(w.idx))}
+		free := 0
+		for _, j := range w.idx {
+			if r.lo[j] != r.hi[j] {
+				free++
+			}
+		}
+		// Sized exactly: the relaxation keeps its rows for the level.
+		n := irow{op: w.op, rhs: w.rhs, idx: make([]int, 0, free), val: make([]int64, 0, free)}
 		for k, j := range w.idx {
 			if r.lo[j] == r.hi[j] {
 				n.rhs -= w.val[k] * r.lo[j]
