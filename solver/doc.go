@@ -136,13 +136,15 @@
 // other way (Pdeathsig). One worker process is started ahead of its job
 // (pbSpares): when the parts are encoded, if one is large enough for
 // workers, and at the end of each of levels 1-3; it waits for its job on
-// stdin, so its exec and runtime start overlap the solver's own work. Where the LP could not be solved (rounded memory), gini's
-// diagrams search as in levels 1-3.
+// stdin, so its exec and runtime start overlap the solver's own work.
+// Jobs travel flat and are checked on arrival (pbwire.go). Where the LP
+// could not be solved (rounded memory), gini's diagrams search as in
+// levels 1-3.
 //
 // Past fitsSparse's size (256x1000's level 4 is 53,000 rows and 765,000
 // nonzeros), the sparse LP bounds level 4 alone when it has 1.5 s or
-// more (lgSkipLeft); with less, lagrange.go bounds it first: disjoint Σ x <= 1 and
-// Σ x = 1 rows stay as groups of the subproblem, every other row is
+// more (lgSkipLeft); with less, lagrange.go bounds it first: disjoint
+// Σ x <= 1 and Σ x = 1 rows stay as groups of the subproblem, every other row is
 // priced by a multiplier, and a subgradient ascent with Polyak steps
 // toward the incumbent raises the bound. It starts from a dual ascent
 // over the implication rows (a route needs a latency column, that column

@@ -57,6 +57,7 @@ func spawnPB() (*pbProc, error) {
 	}
 	out, err := cmd.StdoutPipe()
 	if err != nil {
+		_ = in.Close()
 		return nil, err
 	}
 	if err := cmd.Start(); err != nil {

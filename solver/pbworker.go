@@ -37,7 +37,7 @@ const pbWorkerEnv = "POOLSOLVE_PB_WORKER"
 func init() {
 	if os.Getenv(pbWorkerEnv) == "1" {
 		code := 0
-		if err := pbServe(os.Stdin, os.Stdout); err != nil {
+		if err := pbServe(os.Stdin, os.Stdout, true); err != nil {
 			fmt.Fprintln(os.Stderr, "poolsolve pb worker:", err)
 			code = 1
 		}
@@ -103,17 +103,19 @@ type pbAnswer struct {
 	Canonical bool
 }
 
-// pbServe runs one job from r and streams answers to w.
-func pbServe(r io.Reader, w io.Writer) error {
+// pbServe runs one job from r and streams answers to w. ownProcess is
+// set in a worker process, whose garbage collection it may tune.
+func pbServe(r io.Reader, w io.Writer, ownProcess bool) error {
 	job, err := readJob(r)
 	if err != nil {
 		return err
 	}
-	if job.nonzeros() >= pbLeanNonzeros {
+	if ownProcess && job.nonzeros() >= pbLeanNonzeros {
 		// A large job's worker keeps its heap within 1.5 times what
-		// is live, not twice: 256x1000's level-4 worker peaked at 135 MB
-		// instead of 169 MB, its first plan no later. On small jobs the
-		// collector would run too often (24x60-tight's 0.11 s -> 0.13 s).
+		// is live, not twice: 256x1000's level-4 worker peaked at
+		// 135-138 MB instead of 169 MB, its first plan no later. On small
+		// jobs the collector would run too often (24x60-tight's worker:
+		// 0.11 s -> 0.13 s).
 		debug.SetGCPercent(50)
 	}
 	bw := bufio.NewWriter(w)

@@ -70,7 +70,7 @@ func TestTheWorkerSaysDoneWithNoModelBelowAnImpossibleCutoff(t *testing.T) {
 	pr, pw := io.Pipe()
 	var sb strings.Builder
 	done := make(chan error, 1)
-	go func() { done <- pbServe(pr, &sb) }()
+	go func() { done <- pbServe(pr, &sb, false) }()
 	enc := newJobWriter(pw)
 	if err := enc(job); err != nil {
 		t.Fatal(err)
@@ -171,7 +171,7 @@ func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 		if err := gob.NewEncoder(&in).Encode(job.wire()); err != nil {
 			t.Fatal(err)
 		}
-		if err := pbServe(&in, &out); err != nil {
+		if err := pbServe(&in, &out, false); err != nil {
 			t.Fatal(err)
 		}
 		as, err := readAnswers(&out)
