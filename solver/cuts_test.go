@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -270,5 +271,48 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 	}
 	if proved < 150 {
 		t.Errorf("only %d models proved", proved)
+	}
+}
+
+// A cut loop stopped between two rounds and run again ends where one
+// never stopped does: the same solves, rows, bound and vertex. The
+// canonical re-solve finishes level 4's loop this way when the level's
+// proof stopped it.
+func TestAStoppedCutLoopResumesOnTheSamePath(t *testing.T) {
+	resumed := 0
+	for seed := uint64(1); seed <= shortOr(6, 2); seed++ {
+		x, res := lpFixture(t, seed, 12, 40, 10*time.Second)
+		if res.Infeasible || !allOptimal(res) {
+			continue
+		}
+		rel := func() *relaxation {
+			r, ok := presolvedRelaxation(x, 3, lpFar())
+			if !ok {
+				t.Fatalf("pool %d: no relaxation", seed)
+			}
+			return r
+		}
+		_, _, _, whole, _, _ := sparseRounds(rel(), lpFar(), nil, time.Now(), nil)
+		if whole == nil || !whole.complete {
+			t.Fatalf("pool %d: the loop did not complete", seed)
+		}
+		for stopAt := 1; stopAt < whole.solves; stopAt++ {
+			solves, stopNow := 0, false
+			_, _, _, cl, _, _ := sparseRounds(rel(), lpFar(), func() bool { return stopNow }, time.Now(),
+				func(float64, []float64) { solves++; stopNow = solves == stopAt })
+			if cl.complete || !cl.resumable {
+				t.Fatalf("pool %d: stopped after solve %d, complete %v, resumable %v", seed, stopAt, cl.complete, cl.resumable)
+			}
+			cl.run(lpFar(), nil, nil)
+			resumed++
+			if !cl.complete || cl.solves != whole.solves || cl.best != whole.best || len(cl.rows) != len(whole.rows) ||
+				!slices.Equal(cl.st.X(), whole.st.X()) {
+				t.Errorf("pool %d, stopped after solve %d: resumed loop ends at %d solves, bound %v, %d rows; unstopped at %d, %v, %d",
+					seed, stopAt, cl.solves, cl.best, len(cl.rows), whole.solves, whole.best, len(whole.rows))
+			}
+		}
+	}
+	if resumed < int(shortOr(4, 1)) {
+		t.Errorf("only %d loops resumed", resumed)
 	}
 }

@@ -68,6 +68,19 @@ type exact struct {
 	// lpBound is the bound of the LP's last round, for progress reports
 	// while the cut loop runs.
 	lpBound int64
+	// offerErr is the first mismatch found in a plan offered from an LP
+	// vertex, where no error can be returned at once; the level's code
+	// returns it.
+	offerErr error
+	// rootLP is level 4's root LP bound (offset included) once every
+	// earlier level is proved, when its simplex reached the optimum:
+	// a function of the pool, which picks the canonical re-solve.
+	rootLP    int64
+	rootLPSet bool
+	// openLoop is level 4's cut loop stopped by the level's proof between
+	// two rounds, for canonicalBC to finish; openOffset its offset.
+	openLoop   *cutLoop
+	openOffset int64
 }
 
 // levelsProved reports whether the levels before i are proved: only then
@@ -355,13 +368,20 @@ func (l *levelRun) lpFirst() error {
 		if pollErr == nil {
 			pollErr = l.poll(end, false)
 		}
+		// A cut round's integral vertex may have lowered the incumbent
+		// to the round's bound (offerVertex).
+		l.ub = min(l.ub, x.obj[i])
 		x.run.progress(i, x.obj, max(l.lb, x.lpBound))
-		return pollErr != nil || l.lb >= l.ub
+		return pollErr != nil || x.offerErr != nil || l.lb >= l.ub || x.lpBound >= l.ub
 	}
 	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, pre)
 	if pollErr != nil {
 		return pollErr
 	}
+	if x.offerErr != nil {
+		return x.offerErr
+	}
+	l.ub = min(l.ub, x.obj[i])
 	if !ok {
 		return nil
 	}
@@ -418,6 +438,9 @@ func (l *levelRun) branchAndCut() error {
 	}
 	proved, err := bc.run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
 	tracef(x.run.start, "level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, l.lb, l.ub)
+	if err == nil {
+		err = x.offerErr
+	}
 	if err != nil {
 		return err
 	}

@@ -142,12 +142,17 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 			if pollErr == nil {
 				pollErr = x.pollPB(pw, end, false, lb, ub, src)
 			}
-			return pollErr != nil || *lb >= *ub
+			*ub = min(*ub, x.obj[i]) // offerVertex's plans
+			return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
 		}
 		sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
 		if pollErr != nil {
 			return pollErr
 		}
+		if x.offerErr != nil {
+			return x.offerErr
+		}
+		*ub = min(*ub, x.obj[i])
 		if ok && !sr.noLP {
 			if sr.bound > *lb {
 				*lb, *src = min(sr.bound, *ub), sr.source

@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"time"
@@ -199,23 +200,38 @@ func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err e
 	}
 	s := pbs.New(pb)
 	s.CuttingPlanes = job.CuttingPlanes
+	toModel := func(model []bool) []bool {
+		m := make([]bool, job.NCols)
+		for c := range m {
+			m[c] = c < len(model) && model[c]
+		}
+		return m
+	}
+	if job.First {
+		// The first model alone: Optimal's first answer is this same
+		// Solve's model, and a search run in-process ends here instead
+		// of going on to prove it optimal.
+		if s.Solve() != pbs.Sat {
+			return 0, false, nil
+		}
+		m := toModel(s.Model())
+		last = constant
+		for c, w := range job.Obj {
+			if m[c] {
+				last += w
+			}
+		}
+		return last, true, send(pbAnswer{Value: last, Model: m})
+	}
 	results := make(chan pbs.Result, 16)
 	go s.Optimal(results, nil)
 	for res := range results {
 		if res.Status != pbs.Sat {
 			continue
 		}
-		m := make([]bool, job.NCols)
-		for c := range m {
-			m[c] = c < len(res.Model) && res.Model[c]
-		}
 		last, got = int64(res.Weight)+constant, true
-		if err := send(pbAnswer{Value: last, Model: m}); err != nil {
+		if err := send(pbAnswer{Value: last, Model: toModel(res.Model)}); err != nil {
 			return last, got, err
-		}
-		if job.First {
-			// Drain the search in the background: the process ends.
-			return last, got, nil
 		}
 	}
 	return last, got, nil
@@ -628,22 +644,71 @@ func (w *pbLevel) improved(ub int64) {
 	}
 }
 
-// canonicalPB is canonicalize's re-solve on the PB worker: the first
+// canonicalPB is canonicalize's re-solve on the PB solver: the first
 // model of the presolved level-4 model (no cuts, no reduced costs: both
-// depend on the search) with every level at its optimum. The worker is
-// deterministic, so the model is a function of the pool alone.
-func (x *exact) canonicalPB() (model.Assignment, bool) {
+// depend on the search) with every level at its optimum. The solver is
+// deterministic, so the model is a function of the pool alone, whether
+// the proving worker ran the job, this process or a new worker.
+func (x *exact) canonicalPB(until time.Time) (model.Assignment, bool) {
 	if a, ok := x.canon.plan(x); ok {
 		return a, true // the proving worker re-solved it already
 	}
-	job, r, _, ok := x.canonicalJob()
+	var (
+		job *pbJob
+		r   *relaxation
+	)
+	if c := x.canon; c != nil {
+		// The job handed ahead, at the optimum: its rows are shared with
+		// the jobs being written to workers, so the bound row is copied.
+		j := *c.job
+		j.Rows = slices.Clone(c.job.Rows)
+		j.Rows[len(j.Rows)-1].RHS = x.obj[3] - c.offset
+		job, r = &j, c.rel
+	} else {
+		var ok bool
+		if job, r, _, ok = x.canonicalJob(); !ok {
+			return model.Assignment{}, false
+		}
+	}
+	m, ok := x.firstModel(job, until)
 	if !ok {
 		return model.Assignment{}, false
 	}
+	return x.canonicalPlan(r, m)
+}
+
+// canonInProcessNonzeros is the largest job solved in this process: the
+// PB solver cannot be stopped, so a larger one runs in a worker process,
+// which the deadline kills. Below it the first model takes a few
+// milliseconds, less than a process start.
+const canonInProcessNonzeros = 5000
+
+// firstModel is the first model of a First job, solved here when it is
+// small and by a worker process otherwise; false when none came before
+// until.
+func (x *exact) firstModel(job *pbJob, until time.Time) ([]bool, bool) {
+	if job.nonzeros() < canonInProcessNonzeros {
+		got := make(chan []bool, 1)
+		go func() {
+			var m []bool
+			_, _, _ = pbSolve(job, func(a pbAnswer) error { m = a.Model; return nil })
+			got <- m
+		}()
+		t := time.NewTimer(time.Until(until))
+		defer t.Stop()
+		select {
+		case m := <-got:
+			return m, m != nil
+		case <-t.C:
+			return nil, false
+		case <-x.run.ctx.Done():
+			return nil, false
+		}
+	}
 	out := make(chan pbMsg, 4)
-	run, err := startPB(x.run.ctx, x.run.spares, x.run.deadline, job, 0, out)
+	run, err := startPB(x.run.ctx, x.run.spares, until, job, 0, out)
 	if err != nil {
-		return model.Assignment{}, false
+		return nil, false
 	}
 	defer run.stop()
 	var m pbMsg
@@ -653,13 +718,13 @@ func (x *exact) canonicalPB() (model.Assignment, bool) {
 		select {
 		case m = <-out:
 		default:
-			return model.Assignment{}, false
+			return nil, false
 		}
 	}
 	if m.a.Done {
-		return model.Assignment{}, false
+		return nil, false
 	}
-	return x.canonicalPlan(r, m.a.Model)
+	return m.a.Model, true
 }
 
 // canonicalJob is the canonical re-solve's job: the presolved level-4

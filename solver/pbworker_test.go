@@ -5,12 +5,14 @@ import (
 	"context"
 	"encoding/gob"
 	"io"
+	"reflect"
 	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 )
 
@@ -204,6 +206,21 @@ func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 		if !slices.Equal(want[0].Model, got[len(got)-1].Model) {
 			t.Errorf("pool %d: the worker's canonical model differs from a fresh worker's", seed)
 		}
+		// Solved in this process, from canonicalize's job or from the
+		// job handed ahead to the workers (its bound row still at the
+		// incumbent of the level's start): the same model again.
+		if m, ok := x.firstModel(fresh, x.run.deadline); !ok || !slices.Equal(want[0].Model, m) {
+			t.Errorf("pool %d: the canonical model solved in this process differs from a worker's", seed)
+		}
+		ahead, _, _, _ := x.canonicalJob()
+		ahead.Rows[len(ahead.Rows)-1].RHS += 1000
+		x.canon = &canonAhead{job: ahead, rel: r, offset: offset}
+		x.chk, x.sym = eval.NewChecker(x.p), findSymmetry(x.e)
+		wantPlan, _ := x.canonicalPlan(r, want[0].Model)
+		if a, ok := x.canonicalPB(x.run.deadline); !ok || !reflect.DeepEqual(a, wantPlan) {
+			t.Errorf("pool %d: canonicalPB from the job handed ahead gives another plan (ok %v)", seed, ok)
+		}
+		x.canon = nil
 		// A worker below the optimum finds nothing, and its Done proves
 		// cutoff + 1: its canonical job must be the same too.
 		canon, _, _, _ = x.canonicalJob()

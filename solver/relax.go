@@ -705,7 +705,15 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64, deadline time.Time, stop func() bool) strongResult {
 	// Each round's bound is valid: the progress reports show it rise.
 	floor := out.lp
-	onBound := func(b float64) {
+	round := 0
+	onBound := func(b float64, xs []float64) {
+		round++
+		if round == 1 && xs != nil && i == 3 && !x.rootLPSet && x.levelsProved(3) {
+			x.rootLP, x.rootLPSet = int64(math.Ceil(b-1e-6))+offset, true
+		}
+		if x.run != nil { // a solve, not a bound measured alone
+			x.offerVertex(r, xs)
+		}
 		if x.e.Exact && (out.noLP || b > floor) {
 			x.lpBound = min(int64(math.Ceil(b-1e-6))+offset, x.obj[i])
 			if x.run != nil {
@@ -714,8 +722,18 @@ func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64
 		}
 	}
 	best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart(), onBound)
-	if i == 3 && loop != nil && loop.complete && x.levelsProved(3) {
-		x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
+	if i == 3 && loop != nil && x.levelsProved(3) {
+		switch {
+		case loop.complete:
+			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.rows), st: loop.st.Clone(), offset: offset}
+		case loop.resumable && x.canonRoot == nil:
+			// Stopped by the level's proof between two rounds: the
+			// canonical re-solve finishes it instead of starting over
+			// (64x250: 0.5 s). Not a copy: a copy refactors its basis,
+			// and its Gomory cuts would differ. Branch and cut, which
+			// moves the loop's bounds, takes it back (newBranchCut).
+			x.openLoop, x.openOffset = loop, offset
+		}
 	}
 	tracef(x.traceStart(), "level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
 	if pr == nil {

@@ -52,6 +52,17 @@ type cutLoop struct {
 	rounds   int       // separation rounds so far
 	// caps are what a round separates, by the model's size.
 	caps cutCaps
+	// The loop's progress: LP solves so far, the best bound with its
+	// multipliers and rows, rounds without a rise, whether the last
+	// solve rose, and resumable: the last solve reached the optimum and
+	// its separation is still to come (run stopped in between).
+	solves    int
+	best      float64
+	bestY     []float64
+	bestPr    *lpProblem
+	stall     int
+	improved  bool
+	resumable bool
 }
 
 // cutCaps caps a round's cuts of each family, and a Gomory cut's
@@ -86,7 +97,7 @@ func newCutLoop(r *relaxation) (*cutLoop, bool) {
 	if err != nil {
 		return nil, false
 	}
-	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps}
+	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps, best: math.Inf(-1)}
 	if !fitsSparse(r) {
 		cl.caps = largeCaps
 	}
@@ -110,50 +121,65 @@ func (cl *cutLoop) problem() *lpProblem {
 // on the relaxation alone, so a canonical re-solve can start from it),
 // or until the deadline or stop. It returns the best bound with its
 // multipliers and the rows they belong to.
-func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time, onBound func(float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
-	best = math.Inf(-1)
+func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time, onBound func(float64, []float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
 	cl, ok := newCutLoop(r)
 	if !ok {
-		return best, nil, nil, nil, 0, 0
+		return math.Inf(-1), nil, nil, nil, 0, 0
 	}
-	cl.st.Stop = stop
 	cl.start = traceStart
-	stall := 0
-	for round := 0; ; round++ {
-		status := cl.st.Solve(deadline, 0)
-		rounds++
-		y := cl.st.Duals()
-		pr := cl.problem()
-		b, ok := lagrangeBound(pr, y)
-		tracef(cl.start, "LP round %d: %v after %d iterations, bound %.2f, %d rows", round, status, cl.st.Iterations(), b, cl.st.Rows())
-		improved := ok && b > best+sparseStall
-		if ok && b > best {
-			best, bestY, bestPr = b, y, pr
-			if onBound != nil {
-				onBound(b)
+	cl.run(deadline, stop, onBound)
+	return cl.best, cl.bestY, cl.bestPr, cl, cl.solves, cl.cuts
+}
+
+// run solves and separates until the loop is complete, the deadline or
+// stop. Stopped between a round's solve and its separation, the loop is
+// resumable: run again goes on exactly as if it had not stopped.
+func (cl *cutLoop) run(deadline time.Time, stop func() bool, onBound func(float64, []float64)) {
+	cl.st.Stop = stop
+	defer func() { cl.st.Stop = nil }()
+	for !cl.complete {
+		if !cl.resumable {
+			status := cl.st.Solve(deadline, 0)
+			cl.solves++
+			y := cl.st.Duals()
+			pr := cl.problem()
+			b, ok := lagrangeBound(pr, y)
+			tracef(cl.start, "LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.solves-1, status, cl.st.Iterations(), b, cl.st.Rows())
+			cl.improved = ok && b > cl.best+sparseStall
+			if ok && b > cl.best {
+				cl.best, cl.bestY, cl.bestPr = b, y, pr
+			}
+			if onBound != nil && ok {
+				var xs []float64
+				if status == lp.Optimal {
+					xs = cl.st.X()
+				}
+				onBound(b, xs)
+			}
+			if status != lp.Optimal {
+				return
+			}
+			cl.resumable = true
+			if time.Now().After(deadline) || (stop != nil && stop()) {
+				return
 			}
 		}
-		if status != lp.Optimal || time.Now().After(deadline) || (stop != nil && stop()) {
-			break
-		}
-		if !improved {
-			stall++
+		cl.resumable = false
+		if !cl.improved {
+			cl.stall++
 		} else {
-			stall = 0
+			cl.stall = 0
 		}
-		if stall >= 2 && cl.caps.gomoryLen < gmiMaxLen {
+		if cl.stall >= 2 && cl.caps.gomoryLen < gmiMaxLen {
 			// The short Gomory cuts are spent: longer ones still lift
 			// the bound (256x1000's loop stalls at 469,332 without them
 			// and goes on to 471,066 with them).
-			cl.caps.gomoryLen, stall = gmiMaxLen, 0
+			cl.caps.gomoryLen, cl.stall = gmiMaxLen, 0
 		}
-		if stall >= 2 || round+1 >= sparseRoundsMax || !cl.round() {
+		if cl.stall >= 2 || cl.solves >= sparseRoundsMax || !cl.round() {
 			cl.complete = true
-			break
 		}
 	}
-	cl.st.Stop = nil
-	return best, bestY, bestPr, cl, rounds, cl.cuts
 }
 
 // round drops the cuts the vertex leaves slack, separates new ones and
