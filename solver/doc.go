@@ -229,17 +229,21 @@
 //
 // The same pool and options give the same plan, byte for byte, when every
 // level is proved: the plan is then re-derived with the four optima fixed
-// (canonicalize), a function of the pool alone: on a small part, gini's
-// model with the exact level-4 diagram; else the canonical job of the PB
-// worker that proved level 4 (the first model of a deterministic worker
-// on the presolved model without cuts or reduced costs); else the first
-// plan at the optimum of a depth-first branch and cut from level 4's
-// root, once its cut loop ended by its own rule (it is then a function
-// of the relaxation); else a fresh PB worker. Which of these applies
-// depends on which prover finished first only where they finish close
-// together. When a level is only bounded, where the clock stopped the
-// search decides the plan, so runs may differ; so they may when the
-// canonical re-solve does not finish in the time left. Randomness (LNS
+// (canonicalize), a function of the pool alone. Which re-solve runs is
+// chosen by level 4's root LP bound, itself a function of the pool, and
+// never by which prover finished first (that race once gave 24x60-tight
+// two plans, 7 runs in 10 one and 3 the other): within 10% of the
+// optimum, the first plan at the optimum of a depth-first branch and
+// cut from the root once its cut loop ended by its own rule (a loop the
+// proof stopped between two rounds is finished, on the path it would
+// have taken); farther, the first model of the canonical PB job on the
+// presolved model without cuts or reduced costs, which the worker that
+// proved level 4 often ran already. Each falls back on the other when it
+// finds nothing in time, and then runs may differ; so they may when a
+// level is only bounded, where the clock stopped the search decides the
+// plan. A proved level's BoundSource names the prover that finished
+// first, and may differ between runs where two finish close together;
+// the plan and every value and bound do not. Randomness (LNS
 // neighbourhoods, the warm start's ties, the LP's cost perturbation)
 // comes from PCG generators with fixed seeds.
 //
