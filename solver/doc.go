@@ -232,13 +232,14 @@
 // (canonicalize), a function of the pool alone. Which re-solve runs is
 // chosen by level 4's root LP bound, itself a function of the pool, and
 // never by which prover finished first (that race once gave 24x60-tight
-// two plans, 7 runs in 10 one and 3 the other): within 10% of the
-// optimum, the first plan at the optimum of a depth-first branch and
-// cut from the root once its cut loop ended by its own rule (a loop the
-// proof stopped between two rounds is finished, on the path it would
-// have taken); farther, the first model of the canonical PB job on the
-// presolved model without cuts or reduced costs, which the worker that
-// proved level 4 often ran already. Each falls back on the other when it
+// two plans, 7 runs in 10 one and 3 the other): where the root is
+// farther than 10% from the optimum and the model small (under 5,000
+// nonzeros), the first model of the canonical PB job on the presolved
+// model without cuts or reduced costs, which the worker that proved
+// level 4 often ran already; else the first plan at the optimum of a
+// depth-first branch and cut from the root once its cut loop ended by
+// its own rule (a loop the proof stopped between two rounds is
+// finished, on the path it would have taken). Each falls back on the other when it
 // finds nothing in time, and then runs may differ; so they may when a
 // level is only bounded, where the clock stopped the search decides the
 // plan. A proved level's BoundSource names the prover that finished

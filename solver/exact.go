@@ -77,6 +77,9 @@ type exact struct {
 	// a function of the pool, which picks the canonical re-solve.
 	rootLP    int64
 	rootLPSet bool
+	// rootNonzeros is the size of that LP's presolved model, which the
+	// canonical PB job shares.
+	rootNonzeros int
 	// openLoop is level 4's cut loop stopped by the level's proof between
 	// two rounds, for canonicalBC to finish; openOffset its offset.
 	openLoop   *cutLoop

@@ -710,6 +710,7 @@ func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64
 		round++
 		if round == 1 && xs != nil && i == 3 && !x.rootLPSet && x.levelsProved(3) {
 			x.rootLP, x.rootLPSet = int64(math.Ceil(b-1e-6))+offset, true
+			x.rootNonzeros = r.nonzeros()
 		}
 		if x.run != nil { // a solve, not a bound measured alone
 			x.offerVertex(r, xs)

@@ -455,12 +455,16 @@ func (x *exact) heuristicLevels() {
 // two re-solves give two plans of the same value, and 24x60-tight's plan
 // changed between runs when branch and cut re-solved the part whenever
 // the LP had proved it and the PB worker whenever the worker had. The
-// choice is made by level 4's root LP bound instead, a function of the
-// pool: within canonLPGap of the optimum, branch and cut from that root
-// (depth first, cheap where the LP is this close); farther, the
+// choice is made by level 4's root LP, a function of the pool: the
 // canonical PB job, which a level-4 worker has often solved already
-// (x.canon). Either falls back on the other when it finds nothing in
-// time, and gini's re-solve is the last resort.
+// (x.canon), where the root is farther than canonLPGap from the optimum
+// and the job small enough to solve in this process; else branch and
+// cut from that root, depth first. On a large job the PB search is the
+// slow one even where the root is far: on the 256x1000 fleet that bench
+// --write-fleet writes (root 255,844, optimum 508,587, closed by the
+// cuts) it found nothing in 4 s, and branch and cut takes 15 ms. Either
+// falls back on the other when it finds nothing in time, and gini's
+// re-solve is the last resort.
 func (x *exact) canonicalize() {
 	for _, l := range x.levels {
 		if l.Status != Optimal {
@@ -473,8 +477,8 @@ func (x *exact) canonicalize() {
 	}
 	// A level 4 proved without its LP was proved by a bound at least
 	// as weak: the LP's root is at the optimum too.
-	closeLP := !x.rootLPSet || gap(x.obj[3], x.rootLP) <= canonLPGap
-	tracef(x.run.start, "canonical: root LP %d (known %v), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.obj[3], closeLP)
+	closeLP := !x.rootLPSet || gap(x.obj[3], x.rootLP) <= canonLPGap || x.rootNonzeros >= canonInProcessNonzeros
+	tracef(x.run.start, "canonical: root LP %d (known %v, %d nonzeros), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.rootNonzeros, x.obj[3], closeLP)
 	if closeLP && x.canonicalBC() {
 		return
 	}
