@@ -40,7 +40,9 @@ Instances: the committed suite (benchmarks/fixtures/suite.json, built into the
 binary; its large fleets are regenerated from their seeds) unless --suite or
 --sizes is given. A size is NODESxVARIANTS, optionally -tight (configured lanes
 about 1.3 of each node's budget instead of 0.6); generated fleets are ordinary
-fleet bundles (write one with --write-fleet).
+fleet bundles (write one with --write-fleet). The bench plans with installs
+considered: 'poolsolve plan --fleet FILE --consider-installs' solves the
+instance it measures.
 
 Solvers: exact always runs. The default is exact, greedy and whichever of cbc
 (coinor-cbc on PATH), highs (the npm package in --tools-dir) and clasp (clasp on
