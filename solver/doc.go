@@ -239,12 +239,12 @@
 // level 4 often ran already; else the first plan at the optimum of a
 // depth-first branch and cut from the root once its cut loop ended by
 // its own rule (a loop the proof stopped between two rounds is
-// finished, on the path it would have taken). Each falls back on the other when it
-// finds nothing in time, and then runs may differ; so they may when a
-// level is only bounded, where the clock stopped the search decides the
-// plan. A proved level's BoundSource names the prover that finished
-// first, and may differ between runs where two finish close together;
-// the plan and every value and bound do not. Randomness (LNS
+// finished, on the path it would have taken). Each falls back on the
+// other when it finds nothing in time, and then runs may differ; so they
+// may when a level is only bounded, where the clock stopped the search
+// decides the plan. A proved level's BoundSource names the prover that
+// finished first, and may differ between runs where two finish close
+// together; the plan and every value and bound do not. Randomness (LNS
 // neighbourhoods, the warm start's ties, the LP's cost perturbation)
 // comes from PCG generators with fixed seeds.
 //

@@ -338,6 +338,9 @@ func (x *exact) level(i int, end time.Time) error {
 	if err := l.finish(); err != nil {
 		return err
 	}
+	if x.offerErr != nil {
+		return x.offerErr // from an LP asked between gini's tries
+	}
 	x.settle(i, l.lb, l.ub, l.src)
 	// Freeze the level at its value before the next (decoding is done).
 	x.e.ReleaseBound()
@@ -460,7 +463,9 @@ func (l *levelRun) askLP() {
 		return
 	}
 	l.lpAsked = true
-	if sr, ok := strongLP(l.x, l.i, l.ub-1, l.end); ok && !sr.noLP && sr.bound > l.lb {
+	sr, ok := strongLP(l.x, l.i, l.ub-1, l.end)
+	l.ub = min(l.ub, l.x.obj[l.i]) // a cut round's vertex may be a better plan
+	if ok && !sr.noLP && sr.bound > l.lb {
 		l.lb, l.src = min(sr.bound, l.ub), sr.source
 	}
 }
