@@ -6,8 +6,10 @@ import (
 	"encoding/gob"
 	"io"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -297,5 +299,23 @@ func TestASpareWorkerSolvesTheNextJobAndCloseKillsTheOneLeft(t *testing.T) {
 	<-run2.done
 	if len(out2) == 0 {
 		t.Error("the worker started after close answered nothing")
+	}
+}
+
+func TestAWaitingWorkerWarmsItsHeapAndStopsWhenItsJobComes(t *testing.T) {
+	var stop atomic.Bool
+	if got := warmHeap(pbWarmHeap, &stop); got != pbWarmHeap {
+		t.Errorf("warmHeap touched %d bytes, want %d", got, pbWarmHeap)
+	}
+	// Freed, the pieces stay with the runtime for the job's allocations.
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	if kept := ms.HeapIdle - ms.HeapReleased; kept < pbWarmHeap/2 {
+		t.Errorf("after warming, %d bytes of idle heap kept, want at least %d", kept, pbWarmHeap/2)
+	}
+	stop.Store(true)
+	if got := warmHeap(pbWarmHeap, &stop); got != 0 {
+		t.Errorf("warmHeap told to stop touched %d bytes, want 0", got)
 	}
 }
