@@ -171,8 +171,10 @@
 //
 // POOLSOLVE_TRACE=1 prints the search's timeline to stderr,
 // POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved model as CPLEX LP
-// (relaxdump.go), and POOLSOLVE_PB_CORES=N plans the PB workers as if N
-// cores were free (for measuring the portfolio on another machine).
+// and POOLSOLVE_DUMP_PB=PREFIX each PB worker's job (relaxdump.go;
+// BenchmarkDumpedPBJob times a dumped job's search alone), and
+// POOLSOLVE_PB_CORES=N plans the PB workers as if N cores were free (for
+// measuring the portfolio on another machine).
 //
 // # Explanations
 //

@@ -468,6 +468,9 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	job.CuttingPlanes = cp
 	id := w.next
 	w.next++
+	if d := os.Getenv(pbDumpEnv); d != "" {
+		dumpJob(&job, fmt.Sprintf("%s-l%d-%d.gob", d, w.level+1, id))
+	}
 	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
 	run, err := startPB(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)
 	if err != nil {

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/gob"
 	"io"
+	"os"
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"slices"
@@ -318,4 +320,69 @@ func TestAWaitingWorkerWarmsItsHeapAndStopsWhenItsJobComes(t *testing.T) {
 	if got := warmHeap(pbWarmHeap, &stop); got != 0 {
 		t.Errorf("warmHeap told to stop touched %d bytes, want 0", got)
 	}
+}
+
+func TestTheDumpKnobWritesEachWorkersJobWhole(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves 8x20 pools")
+	}
+	prefix := filepath.Join(t.TempDir(), "job")
+	t.Setenv(pbDumpEnv, prefix)
+	var files []string
+	for seed := uint64(1); seed <= 6 && len(files) == 0; seed++ {
+		if _, err := Solve(context.Background(), pooltest.Random(seed, 8, 20), Options{Seed: 1, TimeLimit: 10 * time.Second}); err != nil {
+			t.Fatalf("pool %d: %v", seed, err)
+		}
+		files, _ = filepath.Glob(prefix + "-l*-*.gob")
+	}
+	if len(files) == 0 {
+		t.Fatal("no worker job was dumped in six solves")
+	}
+	for _, name := range files {
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := readJob(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", filepath.Base(name), err)
+		}
+		if len(job.Rows) == 0 || len(job.Obj) != job.NCols {
+			t.Errorf("%s: %d rows, %d objective terms over %d columns", filepath.Base(name), len(job.Rows), len(job.Obj), job.NCols)
+		}
+		if _, _, err := pbSolve(job, func(pbAnswer) error { return nil }); err != nil {
+			t.Errorf("%s: the dumped job does not solve: %v", filepath.Base(name), err)
+		}
+	}
+	if tmp, _ := filepath.Glob(prefix + "*.tmp"); len(tmp) > 0 {
+		t.Errorf("half-written dumps left: %v", tmp)
+	}
+}
+
+// BenchmarkDumpedPBJob times a worker's search alone on the job in
+// POOLSOLVE_PB_JOB (a file POOLSOLVE_DUMP_PB wrote), in this process;
+// models is how many improving models it sent.
+func BenchmarkDumpedPBJob(b *testing.B) {
+	name := os.Getenv("POOLSOLVE_PB_JOB")
+	if name == "" {
+		b.Skip("set POOLSOLVE_PB_JOB to a job that POOLSOLVE_DUMP_PB wrote")
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := readJob(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	models := 0
+	for b.Loop() {
+		models = 0
+		if _, _, err := pbSolve(job, func(pbAnswer) error { models++; return nil }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(models), "models")
 }

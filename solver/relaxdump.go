@@ -65,3 +65,23 @@ func (r *relaxation) dumpLP(path string) {
 	}
 	fmt.Fprintln(w, "End")
 }
+
+// pbDumpEnv, POOLSOLVE_DUMP_PB=PREFIX, writes each PB worker's job to
+// PREFIX-l<level>-<id>.gob as the worker reads it (its stdin), so that
+// the worker's search can be run and timed alone: BenchmarkDumpedPBJob,
+// or `POOLSOLVE_PB_WORKER=1 poolsolve < FILE`. A debugging aid, like
+// POOLSOLVE_DUMP_RELAX.
+const pbDumpEnv = "POOLSOLVE_DUMP_PB"
+
+// dumpJob writes job to path, whole or not at all.
+func dumpJob(job *pbJob, path string) {
+	f, err := os.Create(path + ".tmp")
+	if err != nil {
+		return
+	}
+	if newJobWriter(f)(job) == nil {
+		os.Rename(path+".tmp", path)
+	} else {
+		os.Remove(path + ".tmp")
+	}
+}
