@@ -201,17 +201,51 @@ func warmHeap(size int, stop *atomic.Bool) int {
 // pbSolve runs job's search, sending each better model (only the first
 // when job.First); it returns the last model's value.
 func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err error) {
+	s := newPBSolver(job)
+	toModel := func(model []bool) []bool {
+		m := make([]bool, job.NCols)
+		for c := range m {
+			m[c] = c < len(model) && model[c]
+		}
+		return m
+	}
+	if job.First {
+		// The first model alone: Optimal's first answer is this same
+		// Solve's model, and a search run in-process ends here instead
+		// of going on to prove it optimal.
+		if s.Solve() != pbs.Sat {
+			return 0, false, nil
+		}
+		m := toModel(s.Model())
+		last = job.value(m)
+		return last, true, send(pbAnswer{Value: last, Model: m})
+	}
+	results := make(chan pbs.Result, 16)
+	go s.Optimal(results, nil)
+	for res := range results {
+		if res.Status != pbs.Sat {
+			continue
+		}
+		m := toModel(res.Model)
+		last, got = job.value(m), true
+		if err := send(pbAnswer{Value: last, Model: m}); err != nil {
+			return last, got, err
+		}
+	}
+	return last, got, nil
+}
+
+// newPBSolver is gophersat's solver for job's rows, minimising its
+// objective (a negative weight is gophersat's positive weight on the
+// negated column).
+func newPBSolver(job *pbJob) *pbs.Solver {
 	var cs []pbs.PBConstr
-	lits := func(row pbRow) ([]int, []int) {
+	for _, row := range job.Rows {
 		ls := make([]int, len(row.Cols))
 		ws := make([]int, len(row.Cols))
 		for k, c := range row.Cols {
 			ls[k], ws[k] = int(c)+1, int(row.W[k])
 		}
-		return ls, ws
-	}
-	for _, row := range job.Rows {
-		ls, ws := lits(row)
 		switch row.Op {
 		case pbLE:
 			cs = append(cs, pbs.LtEq(ls, ws, int(row.RHS)))
@@ -234,52 +268,23 @@ func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err e
 		}
 		ol, ow = append(ol, l), append(ow, int(w))
 	}
-	var constant int64
-	for _, w := range job.Obj {
-		if w < 0 {
-			constant += w
-		}
-	}
 	if len(ol) > 0 {
 		pb.SetCostFunc(ol, ow)
 	}
 	s := pbs.New(pb)
 	s.CuttingPlanes = job.CuttingPlanes
-	toModel := func(model []bool) []bool {
-		m := make([]bool, job.NCols)
-		for c := range m {
-			m[c] = c < len(model) && model[c]
-		}
-		return m
-	}
-	if job.First {
-		// The first model alone: Optimal's first answer is this same
-		// Solve's model, and a search run in-process ends here instead
-		// of going on to prove it optimal.
-		if s.Solve() != pbs.Sat {
-			return 0, false, nil
-		}
-		m := toModel(s.Model())
-		last = constant
-		for c, w := range job.Obj {
-			if m[c] {
-				last += w
-			}
-		}
-		return last, true, send(pbAnswer{Value: last, Model: m})
-	}
-	results := make(chan pbs.Result, 16)
-	go s.Optimal(results, nil)
-	for res := range results {
-		if res.Status != pbs.Sat {
-			continue
-		}
-		last, got = int64(res.Weight)+constant, true
-		if err := send(pbAnswer{Value: last, Model: toModel(res.Model)}); err != nil {
-			return last, got, err
+	return s
+}
+
+// value is the objective of model m: the left side of the cutoff row.
+func (job *pbJob) value(m []bool) int64 {
+	var v int64
+	for c, w := range job.Obj {
+		if m[c] {
+			v += w
 		}
 	}
-	return last, got, nil
+	return v
 }
 
 // pbVal maps a worker's model back to every variable's value: the

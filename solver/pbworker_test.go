@@ -339,12 +339,7 @@ func TestTheDumpKnobWritesEachWorkersJobWhole(t *testing.T) {
 		t.Fatal("no worker job was dumped in six solves")
 	}
 	for _, name := range files {
-		f, err := os.Open(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		job, err := readJob(f)
-		f.Close()
+		job, err := readJobFile(name)
 		if err != nil {
 			t.Fatalf("%s: %v", filepath.Base(name), err)
 		}
@@ -368,12 +363,7 @@ func BenchmarkDumpedPBJob(b *testing.B) {
 	if name == "" {
 		b.Skip("set POOLSOLVE_PB_JOB to a job that POOLSOLVE_DUMP_PB wrote")
 	}
-	f, err := os.Open(name)
-	if err != nil {
-		b.Fatal(err)
-	}
-	job, err := readJob(f)
-	f.Close()
+	job, err := readJobFile(name)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -385,4 +375,35 @@ func BenchmarkDumpedPBJob(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(models), "models")
+}
+
+// readJobFile reads a job that POOLSOLVE_DUMP_PB wrote.
+func readJobFile(name string) (*pbJob, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readJob(f)
+}
+
+func TestAFirstModelsValueCountsNegativeWeightsOnce(t *testing.T) {
+	// x0 + x1 >= 1, minimise -3 x0 + 5 x1 + 2 x2.
+	job := &pbJob{NCols: 3, Obj: []int64{-3, 5, 2},
+		Rows:  []pbRow{{Cols: []int32{0, 1}, W: []int64{1, 1}, Op: pbGE, RHS: 1}, {Cols: []int32{0, 1, 2}, W: []int64{-3, 5, 2}, Op: pbLE, RHS: 10}},
+		First: true}
+	var sent pbAnswer
+	v, got, err := pbSolve(job, func(a pbAnswer) error { sent = a; return nil })
+	if err != nil || !got {
+		t.Fatalf("no first model (%v)", err)
+	}
+	var want int64
+	for c, on := range sent.Model {
+		if on {
+			want += job.Obj[c]
+		}
+	}
+	if v != want || sent.Value != want {
+		t.Errorf("first model %v: value %d (sent %d), want %d", sent.Model, v, sent.Value, want)
+	}
 }
