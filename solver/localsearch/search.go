@@ -788,7 +788,8 @@ func (st *lsState) restore(s []lsOption) {
 
 // Improve runs first-improvement local search from a: single-lane moves
 // (another placement or residency, placed or not), swaps of two lanes'
-// node sets, ejections of one or two lanes to admit another, and seeded
+// node sets, ejections of one or two lanes to admit another, demotions
+// of the lanes crowding it out (lower residency, same nodes), and seeded
 // random kicks (iterated local search), always re-deriving the best
 // routes. It stops at a local optimum that kicks no longer improve, or at
 // deadline, and never returns a plan that eval.Check rates worse than a
@@ -959,7 +960,83 @@ func (ls *lsSearch) improve(vi int) []int {
 			return changed
 		}
 	}
+	// Demotion, for the options that break one rule only (a domain
+	// over its budget) and would pay were it repaired.
+	tries := 0
+	for _, e := range ejects {
+		if tries == demoteTries || ls.timeUp() || !e.c.objectiveLess(before) {
+			break
+		}
+		if e.c[0] != before[0]+1 {
+			continue
+		}
+		tries++
+		if changed := ls.demote(vi, e.o); changed != nil {
+			return changed
+		}
+	}
 	return nil
+}
+
+// demoteTries caps the options improve repairs by demotion: on
+// 24x60-tight the one that pays is the fifth of those breaking one rule.
+const demoteTries = 6
+
+// demote admits option o of vi by lowering the residency of the lanes
+// it crowds out, where they are: one lane at a time, the demotion that
+// costs least first, until o fits. Ejection takes lanes off and places
+// each anew in turn, so the first takes back the room the second
+// needed; on 24x60-tight a two-node lane moved to a clique as preferred
+// only pays with both lanes already on one of its nodes made auto.
+func (ls *lsSearch) demote(vi int, o lsOption) []int {
+	st := ls.st
+	pr := st.pr
+	before, start := st.total, st.cur[vi]
+	st.set(vi, o)
+	changed := []int{vi}
+	var saved []lsOption
+	undo := func() []int {
+		for i := len(saved) - 1; i >= 0; i-- {
+			st.set(changed[i+1], saved[i])
+		}
+		st.set(vi, start)
+		return nil
+	}
+	for st.total[0] > before[0] {
+		if ls.timeUp() {
+			return undo()
+		}
+		bestB, bestO, bestC := -1, lsOption{}, lsCost{}
+		for _, d := range pr.vars[vi].pls[o.k].draws {
+			for _, u := range st.uses[d.dom] {
+				b := u.v
+				cur := st.cur[b]
+				if b == vi || cur.r == model.Auto || len(pr.vars[b].pins) > 0 {
+					continue
+				}
+				for _, r := range pr.vars[b].res {
+					if resIndex(r) <= resIndex(cur.r) {
+						continue // not lower
+					}
+					st.set(b, lsOption{cur.k, r})
+					if c := st.total; bestB < 0 || c.less(bestC) {
+						bestB, bestO, bestC = b, lsOption{cur.k, r}, c
+					}
+					st.set(b, cur)
+				}
+			}
+		}
+		if bestB < 0 {
+			return undo()
+		}
+		saved = append(saved, st.cur[bestB])
+		changed = append(changed, bestB)
+		st.set(bestB, bestO)
+	}
+	if st.total.less(before) {
+		return changed
+	}
+	return undo()
 }
 
 // swap exchanges the node sets of vi and another placed lane when both can
