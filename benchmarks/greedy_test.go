@@ -19,15 +19,7 @@ func TestGreedyHoldsEveryPinOfTheLargestFleets(t *testing.T) {
 	for _, size := range []string{"64x250", "256x1000", "256x1000-tight"} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("%s/seed%d", size, seed), func(t *testing.T) {
-				sz, err := ParseSize(size)
-				if err != nil {
-					t.Fatal(err)
-				}
-				insts, err := SizeInstances([]Size{sz}, seed)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p, err := insts[0].Pool()
+				p, err := SizePool(size, seed)
 				if err != nil {
 					t.Fatal(err)
 				}

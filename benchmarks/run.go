@@ -40,6 +40,20 @@ func (in Instance) Pool() (*model.Pool, error) {
 	return cat.Pool, nil
 }
 
+// SizePool is the pool bench plans for the fleet of one size ("24x60" or
+// "24x60-tight") generated from seed.
+func SizePool(size string, seed uint64) (*model.Pool, error) {
+	sz, err := ParseSize(size)
+	if err != nil {
+		return nil, err
+	}
+	insts, err := SizeInstances([]Size{sz}, seed)
+	if err != nil {
+		return nil, err
+	}
+	return insts[0].Pool()
+}
+
 // Solvers the harness knows, in report order.
 const (
 	SolverExact  = string(solver.Exact)

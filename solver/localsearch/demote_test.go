@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/benchmarks"
-	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/eval"
-	"github.com/poolsolve/poolsolve/fleet"
 	"github.com/poolsolve/poolsolve/solver"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
@@ -23,23 +21,10 @@ func TestImproveDemotesCrowdedLanesToAdmitABetterPlacement(t *testing.T) {
 	if testing.Short() {
 		t.Skip("solves a 24x60 fleet")
 	}
-	sz, err := benchmarks.ParseSize("24x60-tight")
+	p, err := benchmarks.SizePool("24x60-tight", 1) // as bench plans it
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := benchmarks.Generate(sz.Spec(1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := fleet.ParseBundle(data, "24x60-tight.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat, err := catalog.Build(in, catalog.Options{ConsiderInstalls: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := cat.Pool
 	opt, err := solver.Solve(context.Background(), p, solver.Options{Seed: 1, TimeLimit: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
