@@ -1,8 +1,9 @@
 // Package localsearch plans a pool by heuristics: Greedy, LLooM's
 // original first-fit planner, and Improve, first-improvement local search
-// with ejections, demotions and seeded kicks (iterated local search). Package solver
-// starts from them (the warm start), polishes its level-4 incumbents
-// with them, and returns them alone when Options.Solver is solver.Greedy.
+// with ejections, demotions and seeded kicks (iterated local search).
+// Package solver starts from them (the warm start), polishes its level-4
+// incumbents with them, and returns them alone when Options.Solver is
+// solver.Greedy.
 //
 // The search cost is lexicographic: broken hard constraints first, then
 // the four objective levels, each term rounded as package eval rounds it
