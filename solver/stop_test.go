@@ -84,3 +84,40 @@ func TestStopReason(t *testing.T) {
 		})
 	}
 }
+
+func TestStaticExplanationsGiveTheirGraceToTheSearch(t *testing.T) {
+	soon := time.Now().Add(2 * time.Second)
+	early, cancel := context.WithDeadline(context.Background(), soon)
+	defer cancel()
+	for _, tc := range []struct {
+		name  string
+		ctx   context.Context
+		limit time.Duration
+		// want is the deadline after staticExplanations, from the start
+		// (zero: the context's).
+		want time.Duration
+	}{
+		{"a 10 s limit keeps 100 ms for the merge, not 500 for explanations", context.Background(), 10 * time.Second, 9900 * time.Millisecond},
+		{"a 1 s limit keeps a fiftieth of it", context.Background(), time.Second, 980 * time.Millisecond},
+		{"an earlier context deadline still stops the search", early, time.Minute, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := newRun(tc.ctx, pooltest.Random(1, 3, 6), Options{TimeLimit: tc.limit})
+			if err != nil {
+				t.Fatal(err)
+			}
+			before := r.deadline
+			r.staticExplanations()
+			want := r.start.Add(tc.want)
+			if tc.want == 0 {
+				want = soon
+			}
+			if !r.deadline.Equal(want) || !r.tooBig {
+				t.Errorf("deadline %v after the start (tooBig %v), want %v", r.deadline.Sub(r.start), r.tooBig, want.Sub(r.start))
+			}
+			if r.deadline.Before(before) {
+				t.Errorf("the deadline moved earlier: %v -> %v", before.Sub(r.start), r.deadline.Sub(r.start))
+			}
+		})
+	}
+}
