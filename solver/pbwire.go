@@ -22,12 +22,13 @@ type pbWire struct {
 	First      bool
 	Canon      *pbWire
 	CanonShift int64
+	Phase      []bool
 }
 
 // wire flattens job.
 func (job *pbJob) wire() *pbWire {
 	n := job.nonzeros()
-	w := &pbWire{NCols: job.NCols, Obj: job.Obj, Cuts: job.CuttingPlanes, First: job.First, CanonShift: job.CanonShift,
+	w := &pbWire{NCols: job.NCols, Obj: job.Obj, Cuts: job.CuttingPlanes, First: job.First, CanonShift: job.CanonShift, Phase: job.Phase,
 		Start: make([]int32, 0, len(job.Rows)+1), Cols: make([]int32, 0, n), W: make([]int64, 0, n),
 		Op: make([]int8, 0, len(job.Rows)), RHS: make([]int64, 0, len(job.Rows))}
 	for _, r := range job.Rows {
@@ -52,10 +53,12 @@ func (w *pbWire) job() (*pbJob, error) {
 	case len(w.RHS) != m || len(w.Start) != m+1 || len(w.Cols) != len(w.W):
 		return nil, fmt.Errorf("pb job: %d rows, %d right-hand sides, %d row starts, %d columns and %d weights",
 			m, len(w.RHS), len(w.Start), len(w.Cols), len(w.W))
+	case len(w.Phase) != 0 && len(w.Phase) != w.NCols:
+		return nil, fmt.Errorf("pb job: %d columns, %d phases", w.NCols, len(w.Phase))
 	case w.Start[0] != 0 || int(w.Start[m]) != len(w.Cols):
 		return nil, fmt.Errorf("pb job: row starts from %d to %d over %d terms", w.Start[0], w.Start[m], len(w.Cols))
 	}
-	job := &pbJob{NCols: w.NCols, Obj: w.Obj, Rows: make([]pbRow, m), CuttingPlanes: w.Cuts, First: w.First, CanonShift: w.CanonShift}
+	job := &pbJob{NCols: w.NCols, Obj: w.Obj, Rows: make([]pbRow, m), CuttingPlanes: w.Cuts, First: w.First, CanonShift: w.CanonShift, Phase: w.Phase}
 	for k := range job.Rows {
 		a, b := w.Start[k], w.Start[k+1]
 		if a > b || int(b) > len(w.Cols) {

@@ -29,6 +29,7 @@ func TestAJobReachesItsWorkerUnchanged(t *testing.T) {
 	canon := knapsackJob()
 	canon.First = true
 	job.Canon, job.CanonShift = canon, 7
+	job.Phase = []bool{true, false, true, false}
 	got := sendJob(t, job)
 	// An empty row comes back with empty, not nil, slices.
 	for k := range got.Rows {
@@ -53,6 +54,7 @@ func TestAGarbledJobIsAnErrorNotAPanic(t *testing.T) {
 		{"too few weights", func(w *pbWire) { w.W = w.W[:2] }, "6 columns and 2 weights"},
 		{"an unknown operator", func(w *pbWire) { w.Op[1] = 9 }, "row 1 has operator 9"},
 		{"an objective of another length", func(w *pbWire) { w.Obj = w.Obj[:3] }, "4 columns, 3 objective terms"},
+		{"phases of another length", func(w *pbWire) { w.Phase = []bool{true} }, "4 columns, 1 phases"},
 		{"a garbled canonical job", func(w *pbWire) { w.Canon = knapsackJob().wire(); w.Canon.Start[0] = 1 }, "canonical pb job: row starts from 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

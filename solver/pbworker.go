@@ -79,6 +79,11 @@ type pbJob struct {
 	// It saves a process start when the proof is the worker's.
 	Canon      *pbJob
 	CanonShift int64
+	// Phase, when not nil, is each column's value in the incumbent:
+	// the search tries it first (newPBSolver), so that its first
+	// models keep what the incumbent does well at the later levels.
+	// The canonical re-solve has none: its first model is the plan.
+	Phase []bool
 }
 
 // pbLeanNonzeros is the job size from which a worker collects garbage
@@ -205,7 +210,7 @@ func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err e
 	toModel := func(model []bool) []bool {
 		m := make([]bool, job.NCols)
 		for c := range m {
-			m[c] = c < len(model) && model[c]
+			m[c] = (c < len(model) && model[c]) != job.flipped(c)
 		}
 		return m
 	}
@@ -244,7 +249,7 @@ func newPBSolver(job *pbJob) *pbs.Solver {
 		ls := make([]int, len(row.Cols))
 		ws := make([]int, len(row.Cols))
 		for k, c := range row.Cols {
-			ls[k], ws[k] = int(c)+1, int(row.W[k])
+			ls[k], ws[k] = job.lit(c), int(row.W[k])
 		}
 		switch row.Op {
 		case pbLE:
@@ -262,7 +267,7 @@ func newPBSolver(job *pbJob) *pbs.Solver {
 		if w == 0 {
 			continue
 		}
-		l := pbs.IntToLit(int32(c + 1))
+		l := pbs.IntToLit(int32(job.lit(int32(c))))
 		if w < 0 {
 			l, w = l.Negation(), -w
 		}
@@ -274,6 +279,19 @@ func newPBSolver(job *pbJob) *pbs.Solver {
 	s := pbs.New(pb)
 	s.CuttingPlanes = job.CuttingPlanes
 	return s
+}
+
+// flipped says whether column c is gophersat's variable negated: its
+// phase is true, and gophersat decides a free variable false first
+// (then as it last was).
+func (job *pbJob) flipped(c int) bool { return c < len(job.Phase) && job.Phase[c] }
+
+// lit is column c as a gophersat literal.
+func (job *pbJob) lit(c int32) int {
+	if job.flipped(int(c)) {
+		return -int(c + 1)
+	}
+	return int(c + 1)
 }
 
 // value is the objective of model m: the left side of the cutoff row.
@@ -471,6 +489,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	}
 	job := *l.job // its rows are shared, and only read
 	job.CuttingPlanes = cp
+	job.Phase = w.x.phase(w.sr.rel)
 	id := w.next
 	w.next++
 	if d := os.Getenv(pbDumpEnv); d != "" {
@@ -485,6 +504,23 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	w.runs[id] = run
 	w.jobs[id] = &pbJobState{cutoff: cutoff, cuttingPlanes: cp}
 	return id
+}
+
+// phase is the incumbent's value of each of r's columns, or nil when it
+// has none.
+func (x *exact) phase(r *relaxation) []bool {
+	if x.best.Lanes == nil {
+		return nil
+	}
+	vals, err := x.e.Values(x.best)
+	if err != nil {
+		return nil
+	}
+	ph := make([]bool, len(r.vars))
+	for c, v := range r.vars {
+		ph[c] = int(v) < len(vals) && vals[v]
+	}
+	return ph
 }
 
 func (w *pbLevel) alive() bool { return w != nil && len(w.runs) > 0 }

@@ -407,3 +407,28 @@ func TestAFirstModelsValueCountsNegativeWeightsOnce(t *testing.T) {
 		t.Errorf("first model %v: value %d (sent %d), want %d", sent.Model, v, sent.Value, want)
 	}
 }
+
+func TestAWorkersFirstModelFollowsItsPhases(t *testing.T) {
+	// x0 + x1 + x2 >= 1 and x1 + x3 <= 1, nothing to minimise. Phases
+	// that are a model (an incumbent's) lead every decision to it, and
+	// no propagation can leave it: the first model is the phases', in
+	// the job's own columns, whichever of the three it is.
+	for _, phase := range [][]bool{
+		{true, false, false, false},
+		{false, true, false, false},
+		{false, false, true, true},
+	} {
+		job := &pbJob{NCols: 4, Obj: make([]int64, 4), First: true, Phase: phase,
+			Rows: []pbRow{
+				{Cols: []int32{0, 1, 2}, W: []int64{1, 1, 1}, Op: pbGE, RHS: 1},
+				{Cols: []int32{1, 3}, W: []int64{1, 1}, Op: pbLE, RHS: 1},
+			}}
+		var sent pbAnswer
+		if _, got, err := pbSolve(job, func(a pbAnswer) error { sent = a; return nil }); err != nil || !got {
+			t.Fatalf("phases %v: no first model (%v)", phase, err)
+		}
+		if !slices.Equal(sent.Model, phase) {
+			t.Errorf("phases %v: first model %v", phase, sent.Model)
+		}
+	}
+}
