@@ -9,8 +9,10 @@
 // steepest-edge pricing, the bound-flipping ratio test with Harris'
 // tolerance, and a sparse LU of the basis (Markowitz with a threshold,
 // singletons first) updated by product-form etas and rebuilt every 80 to
-// 320 changes (more on more rows), or sooner once the etas hold more
-// nonzeros than the factors, in the arrays of the last one. On
+// 1,000 changes (more on more rows), or sooner once the etas hold more
+// nonzeros than the factors, in the arrays of the last one. The etas are
+// indexed by place too, so that a BTRAN of a sparse vector applies only
+// the etas its nonzeros reach. On
 // models of 10,000 rows and more, pricing turns to Devex for good once
 // steepest edge's extra FTRAN fills in (cut rows in the basis do that).
 // Its triangular solves are
@@ -29,6 +31,6 @@
 // Measured on level 4 of the 64x250 benchmark fleet (4,955 rows, 5,104
 // columns, 28,540 nonzeros): 2,174 iterations, 0.3 s of CPU, the same
 // optimum as CBC to seven digits; on 256x1000's (52,881 rows, 765,538
-// nonzeros) 21,365 iterations in 2.5-3 s, the value CBC reports (CLP's
+// nonzeros) 21,420 iterations in 1.4-1.7 s, the value CBC reports (CLP's
 // dual simplex: 20,386 iterations in 1.4 s).
 package lp

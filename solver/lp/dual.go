@@ -51,10 +51,14 @@ const (
 )
 
 // refactorEvery is how many basis changes rebuild the LU: the etas grow
-// and the values drift, but a rebuild costs a pass over the basis, which
-// on 256x1000's 55,000 rows is worth 200 changes (80: 7.2 s to the root
-// LP; 160-320: 5.5 s).
-func refactorEvery(m int) int { return min(max(m/250, 80), 320) }
+// and the values drift, but a rebuild costs a pass over the basis. On
+// 256x1000's 53,000 rows (level 4) it is worth about 660 changes since
+// a BTRAN visits only the etas it reaches: the root LP in 1.56-1.60 s
+// with 660-1,760, 1.94-1.95 s with 420, 2.02-2.25 s with 211 (the
+// rule before, m/250, set when every BTRAN read every eta: 80 took
+// 7.2 s to that root, 160-320 5.5 s). Past about 660 the etas grow
+// heavy first (basisInverse.heavy).
+func refactorEvery(m int) int { return min(max(m/80, 80), 1000) }
 
 // minusOne is a logical column's only value.
 var minusOne = []float64{-1}
@@ -74,6 +78,9 @@ type State struct {
 	cStart []int
 	cIdx   []int
 	cVal   []float64
+	// colsStale: the rows changed and cStart.. are to be rebuilt
+	// (columns).
+	colsStale bool
 
 	head []int     // basis position -> variable
 	pos  []int     // variable -> basis position, or −1
@@ -240,7 +247,7 @@ func (s *State) AddRows(rows []Row) error {
 // resized follows a change of the rows: the column copy of A, the
 // scratch vectors and the factorisation are made anew.
 func (s *State) resized() {
-	s.buildColumns()
+	s.colsStale = true
 	if len(s.logical) < s.m {
 		s.logical = make([]int, s.m)
 		for i := range s.logical {
@@ -251,6 +258,16 @@ func (s *State) resized() {
 	s.onList = make([]bool, s.m)
 	s.infeasible = s.infeasible[:0]
 	s.dirty = true
+}
+
+// columns rebuilds the column-wise copy of A when the rows changed
+// since: a cut round removes rows and then adds them, and on 256x1000's
+// 765,000 nonzeros each rebuild took about 40 ms.
+func (s *State) columns() {
+	if s.colsStale {
+		s.buildColumns()
+		s.colsStale = false
+	}
 }
 
 // buildColumns rebuilds the column-wise copy of A.
@@ -453,6 +470,7 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 	start := s.iters
 	confirmed := false
 	s.ray = nil
+	s.columns()
 	for {
 		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery(s.m) || s.inv.heavy() {
 			s.refactor()
@@ -914,9 +932,12 @@ func (s *State) RemoveRows(drop func(i int) bool) error {
 		newOf[oi] = ni
 	}
 	// Rows.
-	rStart := []int{0}
-	var rIdx []int
-	var rVal []float64
+	nnz := 0
+	for _, oi := range keep {
+		nnz += s.rStart[oi+1] - s.rStart[oi]
+	}
+	rStart := make([]int, 1, len(keep)+1)
+	rIdx, rVal := make([]int, 0, nnz), make([]float64, 0, nnz)
 	for _, oi := range keep {
 		rIdx = append(rIdx, s.rIdx[s.rStart[oi]:s.rStart[oi+1]]...)
 		rVal = append(rVal, s.rVal[s.rStart[oi]:s.rStart[oi+1]]...)
@@ -970,6 +991,7 @@ func (s *State) RemoveRows(drop func(i int) bool) error {
 // Clone returns an independent copy that continues from the same basis
 // (its factorisation is rebuilt on its first Solve).
 func (s *State) Clone() *State {
+	s.columns()
 	c := *s
 	c.cost = append([]float64(nil), s.cost...)
 	c.lo = append([]float64(nil), s.lo...)

@@ -580,3 +580,81 @@ func denseSolve(solve func()) {
 	defer func() { hypersparse = saved }()
 	solve()
 }
+
+// After basis changes, BTRAN of a sparse vector visits only the etas it
+// reaches, and of a dense one reads them all: both must solve Bᵀ·y = c
+// for the basis as changed, as FTRAN must solve B·x = a.
+func TestSparseAndDenseBTRANAgreeAfterBasisChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 11))
+	for trial := 0; trial < 40; trial++ {
+		m := 100 + rng.IntN(200)
+		perm := rng.Perm(m)
+		dense := make([][]float64, m) // dense[p] is column p of B, by rows
+		cols := make([][]int, m)
+		vals := make([][]float64, m)
+		for p := 0; p < m; p++ {
+			dense[p] = make([]float64, m)
+			cols[p], vals[p] = []int{perm[p]}, []float64{1 + rng.Float64()}
+			dense[p][perm[p]] = vals[p][0]
+		}
+		f := factor(m, func(p int) ([]int, []float64) { return cols[p], vals[p] }, nil)
+		if len(f.singular) > 0 {
+			t.Fatal("a permuted diagonal is singular")
+		}
+		b := newBasisInverse(f)
+		for step := 0; step < 60; step++ {
+			// A new column for a position whose alpha is far from 0.
+			a := newSvec(m)
+			col := make([]float64, m)
+			for k := 0; k < 1+rng.IntN(6); k++ {
+				i := rng.IntN(m)
+				col[i] = rng.Float64()*4 - 2
+			}
+			for i, v := range col {
+				if v != 0 {
+					a.set(i, v)
+				}
+			}
+			b.ftran(a)
+			r := -1
+			for _, p := range a.list() {
+				if math.Abs(a.v[p]) > 0.5 && (r < 0 || p < r) {
+					r = p
+				}
+			}
+			if r < 0 {
+				continue
+			}
+			b.update(r, a)
+			dense[r] = col
+			for _, nz := range []int{1, 4, m} {
+				c := make([]float64, m)
+				sparse := newSvec(m)
+				for k := 0; k < nz; k++ {
+					p := rng.IntN(m)
+					c[p] = rng.Float64()*2 - 1
+					sparse.set(p, c[p])
+				}
+				full := newSvec(m)
+				copy(full.v, c)
+				full.dense()
+				b.btran(sparse)
+				denseSolve(func() { b.btran(full) })
+				for p := 0; p < m; p++ {
+					var s float64
+					for i := 0; i < m; i++ {
+						s += dense[p][i] * sparse.v[i]
+					}
+					if math.Abs(s-c[p]) > 1e-7 {
+						t.Fatalf("trial %d, step %d, %d nonzeros: (Bᵀ·y)[%d] = %v, want %v", trial, step, nz, p, s, c[p])
+					}
+				}
+				for i := 0; i < m; i++ {
+					if math.Abs(sparse.v[i]-full.v[i]) > 1e-9 {
+						t.Fatalf("trial %d, step %d, %d nonzeros: y[%d] = %v sparse, %v dense", trial, step, nz, i, sparse.v[i], full.v[i])
+					}
+				}
+			}
+		}
+	}
+}
