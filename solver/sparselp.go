@@ -44,7 +44,11 @@ type cutLoop struct {
 	// in the LP now. Gomory cuts read the tableau against them.
 	rows  []irow
 	nOrig int
-	cuts  int
+	// fr and fc are rows and r.c as floats, for the bound after each
+	// solve (problem): converted once, not at every solve.
+	fr   []lpRow
+	fc   []float64
+	cuts int
 	// complete: the loop ended by its own rule, not by a clock.
 	complete bool
 	prober   *prober
@@ -97,7 +101,14 @@ func newCutLoop(r *relaxation) (*cutLoop, bool) {
 	if err != nil {
 		return nil, false
 	}
-	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps, best: math.Inf(-1)}
+	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps, best: math.Inf(-1),
+		fr: make([]lpRow, 0, len(r.rows)), fc: make([]float64, n)}
+	for _, w := range r.rows {
+		cl.fr = append(cl.fr, floatRow(w))
+	}
+	for j, c := range r.c {
+		cl.fc[j] = float64(c)
+	}
 	if !fitsSparse(r) {
 		cl.caps = largeCaps
 	}
@@ -106,14 +117,7 @@ func newCutLoop(r *relaxation) (*cutLoop, bool) {
 
 // problem is the float problem of the LP's rows now, for the bound.
 func (cl *cutLoop) problem() *lpProblem {
-	pr := &lpProblem{c: make([]float64, len(cl.r.c))}
-	for j, c := range cl.r.c {
-		pr.c[j] = float64(c)
-	}
-	for _, w := range cl.rows {
-		pr.rows = append(pr.rows, floatRow(w))
-	}
-	return pr
+	return &lpProblem{c: cl.fc, rows: cl.fr[:len(cl.fr):len(cl.fr)]}
 }
 
 // sparseRounds runs the cut loop until it stalls, finds no cut, or
@@ -219,15 +223,17 @@ func (cl *cutLoop) round() bool {
 		return i >= cl.nOrig && len(cl.rows[i].idx) > probeMaxCutLen && st.Slack(i) && cl.slack(i, xs) > 1e-6
 	}
 	var rows []irow
+	var fr []lpRow
 	for i, w := range cl.rows {
 		if !drop(i) {
 			rows = append(rows, w)
+			fr = append(fr, cl.fr[i])
 		}
 	}
 	if st.RemoveRows(drop) != nil {
 		return false
 	}
-	cl.rows = rows
+	cl.rows, cl.fr = rows, fr
 	var add []lp.Row
 	for _, w := range cs {
 		add = append(add, lpRowOf(w))
@@ -236,6 +242,9 @@ func (cl *cutLoop) round() bool {
 		return false
 	}
 	cl.rows = append(cl.rows, cs...)
+	for _, w := range cs {
+		cl.fr = append(cl.fr, floatRow(w))
+	}
 	cl.r.rows = append(cl.r.rows, cs...)
 	cl.cuts += len(cs)
 	return true
