@@ -151,20 +151,23 @@
 // its residency). Any multipliers give a valid bound, and their reduced
 // costs fix columns as the LP's do. The ascent is the fallback and has
 // at most 0.5 s; then the sparse LP and its cut loop get what is left of
-// fifteen sixteenths of the level (its duals bound the level wherever it
+// 31/32 of the level (its duals bound the level wherever it
 // stops), and the better bound is kept. When the LP runs alone and fails
 // early, the ascent runs after it. The LP starts from the model
 // alone, so it takes the same path in every run; its rounds there
 // separate half as many cuts, and Gomory cuts of at most 50 nonzeros
-// until the loop stalls (largeCaps). On two cores one PB worker, with cutting planes, runs
-// from the level's start (before its polish) and beside that LP (the
+// until the loop stalls (largeCaps). At level 4 the polish of a
+// worker's level-3 plan runs on a goroutine beside the LP (besideLP);
+// on two cores one PB worker, with cutting planes, starts when the
+// polish ends, below the level-3 plan, and searches beside the LP (the
 // clause-learning one found no plan there and slowed each round), and
-// both start on its fixings when it ends. The simplex keeps such sizes in reach
-// with hypersparse triangular solves and a refactor interval that grows
-// with the rows (package lp). The polish before each level of such a part
-// has at most a second (linearPolishMax): at 30 s the three had taken
-// 8.5 s before level 4's LP could start. At levels 2 and 3 the workers
-// start first and search beside it.
+// both start on its fixings when it ends. The simplex keeps such sizes
+// in reach with hypersparse triangular solves, a BTRAN that visits only
+// the etas it reaches, and a refactor interval that grows with the rows
+// (package lp). The polish before each level of such a part has at most
+// a second (linearPolishMax): at 30 s the three had taken 8.5 s before
+// level 4's LP could start. At levels 2 and 3 one worker starts first
+// and searches beside it.
 //
 // In the last part of level 4, while the workers run, local search
 // (package localsearch) polishes the incumbent in rounds.
