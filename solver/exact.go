@@ -682,13 +682,8 @@ func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int6
 	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		before := x.obj[x.at]
 		a := localsearch.ImproveContext(x.run.ctx, x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
-		fromWarm := x.fromWarm
-		ok, err := x.accept(a, false)
-		if err != nil {
+		if _, err := x.acceptPolished(a); err != nil {
 			return err
-		}
-		if ok {
-			x.fromWarm = fromWarm // a polished incumbent is the search's
 		}
 		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
 		*ub = x.obj[x.at]
@@ -700,6 +695,17 @@ func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int6
 		}
 	}
 	return nil
+}
+
+// acceptPolished offers local search's plan; the incumbent keeps where
+// it came from (a polished incumbent is the search's).
+func (x *exact) acceptPolished(a model.Assignment) (bool, error) {
+	fromWarm := x.fromWarm
+	ok, err := x.accept(a, false)
+	if ok {
+		x.fromWarm = fromWarm
+	}
+	return ok, err
 }
 
 // polishStale is the least relative gain of a round for polishing

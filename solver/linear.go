@@ -149,35 +149,56 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		defer pw.stop()
 	}
 	if i == 3 && x.e.Exact {
-		var pollErr error
-		stop := func() bool {
-			if pollErr == nil {
-				pollErr = x.pollPB(pw, end, false, lb, ub, src)
-			}
-			*ub = min(*ub, x.obj[i]) // offerVertex's plans
-			return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
-		}
-		sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
-		if pollErr != nil {
-			return pollErr
-		}
-		if x.offerErr != nil {
-			return x.offerErr
-		}
-		*ub = min(*ub, x.obj[i])
-		if ok && !sr.noLP {
-			if sr.bound > *lb {
-				*lb, *src = min(sr.bound, *ub), sr.source
-			}
-			if *lb < *ub && pw != nil {
-				pw.withLP(&sr, *ub)
-			}
+		if err := x.levelLP(i, &r, end, &pw, nil, lb, ub, src); err != nil {
+			return err
 		}
 	}
+	return x.levelEnd(i, pw, end, lb, ub, src)
+}
+
+// levelLP bounds level i by the LP with its cuts beside the workers *pw,
+// and restarts them on its fixings. each, when not nil, runs between LP
+// iterations (false) and once after the LP (true); it may start *pw.
+func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, each func(after bool) error, lb, ub *int64, src *BoundSource) error {
+	var pollErr error
+	stop := func() bool {
+		if pollErr == nil && each != nil {
+			pollErr = each(false)
+		}
+		if pollErr == nil {
+			pollErr = x.pollPB(*pw, end, false, lb, ub, src)
+		}
+		*ub = min(*ub, x.obj[i]) // offerVertex's plans
+		return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
+	}
+	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
+	if pollErr == nil && each != nil {
+		pollErr = each(true)
+	}
+	if pollErr != nil {
+		return pollErr
+	}
+	if x.offerErr != nil {
+		return x.offerErr
+	}
+	*ub = min(*ub, x.obj[i])
+	if ok && !sr.noLP {
+		if sr.bound > *lb {
+			*lb, *src = min(sr.bound, *ub), sr.source
+		}
+		if *lb < *ub && *pw != nil {
+			(*pw).withLP(&sr, *ub)
+		}
+	}
+	return nil
+}
+
+// levelEnd takes the workers' answers until the level's end; at level 4
+// their incumbent is polished by local search in the last quarter while
+// they go on: it never worsens an earlier level, and often finds what
+// their search does not.
+func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	if i == 3 {
-		// The workers' incumbent, polished by local search in the last
-		// quarter of the level while they go on: it never worsens an
-		// earlier level, and often finds what their search does not.
 		if err := x.pollPB(pw, end.Add(-time.Until(end)/4), true, lb, ub, src); err != nil {
 			return err
 		}
@@ -224,13 +245,8 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 			}
 		}
 		waiting = false
-		fromWarm := x.fromWarm
-		ok, err := x.accept(a, false)
-		if err != nil {
+		if _, err := x.acceptPolished(a); err != nil {
 			return err
-		}
-		if ok {
-			x.fromWarm = fromWarm // a polished incumbent is the search's
 		}
 		tracef(x.traceStart(), "level %d polished beside the LP: %v", i+1, x.obj)
 		*ub = min(*ub, x.obj[i])
@@ -239,41 +255,8 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 		}
 		return nil
 	}
-	var pollErr error
-	stop := func() bool {
-		if pollErr == nil {
-			pollErr = take(false)
-		}
-		if pollErr == nil {
-			pollErr = x.pollPB(pw, end, false, lb, ub, src)
-		}
-		*ub = min(*ub, x.obj[i]) // offerVertex's plans
-		return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
-	}
-	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
-	if err := take(true); err != nil {
+	if err := x.levelLP(i, r, end, &pw, take, lb, ub, src); err != nil {
 		return err
 	}
-	if pollErr != nil {
-		return pollErr
-	}
-	if x.offerErr != nil {
-		return x.offerErr
-	}
-	*ub = min(*ub, x.obj[i])
-	if ok && !sr.noLP {
-		if sr.bound > *lb {
-			*lb, *src = min(sr.bound, *ub), sr.source
-		}
-		if *lb < *ub && pw != nil {
-			pw.withLP(&sr, *ub)
-		}
-	}
-	if err := x.pollPB(pw, end.Add(-time.Until(end)/4), true, lb, ub, src); err != nil {
-		return err
-	}
-	if err := x.polish(pw, end, false, lb, ub, src); err != nil {
-		return err
-	}
-	return x.pollPB(pw, end, true, lb, ub, src)
+	return x.levelEnd(i, pw, end, lb, ub, src)
 }

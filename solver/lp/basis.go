@@ -33,17 +33,20 @@ type basisInverse struct {
 }
 
 func newBasisInverse(f *lu) *basisInverse {
-	b := &basisInverse{m: f.m, work: newSvec(f.m), byPlace: make([]int32, f.m), pivAt: make([]int32, f.m)}
-	for i := range b.byPlace {
-		b.byPlace[i], b.pivAt[i] = -1, -1
-	}
+	b := &basisInverse{}
 	b.reset(f)
 	return b
 }
 
-// reset starts over from the factorisation f (of the same order) with
-// no etas, keeping the arrays.
+// reset starts over from the factorisation f with no etas, keeping the
+// arrays: the etas of a long LP grow to hundreds of thousands of
+// entries, and a cut round changes the order m.
 func (b *basisInverse) reset(f *lu) {
+	if b.m != f.m || b.work == nil {
+		b.m, b.work = f.m, newSvec(f.m)
+		b.byPlace, b.pivAt = filled(b.byPlace, f.m, -1), filled(b.pivAt, f.m, -1)
+		b.placed = b.placed[:0]
+	}
 	b.lu = f
 	b.etaPos, b.etaPiv = b.etaPos[:0], b.etaPiv[:0]
 	b.etaStart = append(b.etaStart[:0], 0)

@@ -347,8 +347,8 @@ func (s *State) refactor() {
 		}
 		f = factor(s.m, col, f)
 	}
-	if s.inv != nil && s.inv.m == s.m {
-		s.inv.reset(f)
+	if s.inv != nil {
+		s.inv.reset(f) // of another order after a cut round: its arrays serve
 	} else {
 		s.inv = newBasisInverse(f)
 	}

@@ -536,16 +536,7 @@ func TestHypersparseAndDenseSolvesAgree(t *testing.T) {
 			t.Fatalf("trial %d: %d singleton pivots of %d: the test does not reach both kinds", trial, f.kA, len(f.prow))
 		}
 		for _, nz := range []int{1, 3, 8} {
-			a := make([]float64, m)
-			sparse := newSvec(m)
-			for k := 0; k < nz; k++ {
-				i := rng.IntN(m)
-				a[i] = rng.Float64()*2 - 1
-				sparse.set(i, a[i])
-			}
-			full := newSvec(m)
-			copy(full.v, a)
-			full.dense()
+			a, sparse, full := sparseAndFull(rng, m, nz)
 			f.ftran(sparse, newSvec(m))
 			denseSolve(func() { f.ftran(full, newSvec(m)) })
 			for p := 0; p < m; p++ {
@@ -571,6 +562,22 @@ func TestHypersparseAndDenseSolvesAgree(t *testing.T) {
 			}
 		}
 	}
+}
+
+// sparseAndFull is a random vector of m places with at most nz
+// nonzeros, as values, as a listed vector and as a dense one.
+func sparseAndFull(rng *rand.Rand, m, nz int) ([]float64, *svec, *svec) {
+	a := make([]float64, m)
+	sparse := newSvec(m)
+	for k := 0; k < nz; k++ {
+		i := rng.IntN(m)
+		a[i] = rng.Float64()*2 - 1
+		sparse.set(i, a[i])
+	}
+	full := newSvec(m)
+	copy(full.v, a)
+	full.dense()
+	return a, sparse, full
 }
 
 // denseSolve runs solve with the hypersparse path off.
@@ -628,16 +635,7 @@ func TestSparseAndDenseBTRANAgreeAfterBasisChanges(t *testing.T) {
 			b.update(r, a)
 			dense[r] = col
 			for _, nz := range []int{1, 4, m} {
-				c := make([]float64, m)
-				sparse := newSvec(m)
-				for k := 0; k < nz; k++ {
-					p := rng.IntN(m)
-					c[p] = rng.Float64()*2 - 1
-					sparse.set(p, c[p])
-				}
-				full := newSvec(m)
-				copy(full.v, c)
-				full.dense()
+				c, sparse, full := sparseAndFull(rng, m, nz)
 				b.btran(sparse)
 				denseSolve(func() { b.btran(full) })
 				for p := 0; p < m; p++ {
