@@ -199,7 +199,9 @@
 // domain's figures. The search stops min(limit/10, 500 ms) before the
 // limit, and explaining may use that time; when the encoding does not
 // fit in that, only the eligibility reasons are given, without SAT
-// checks.
+// checks. Where they are known to be given so (a part encoded with
+// linear memory or not encoded in time), the search keeps all but
+// min(limit/50, 100 ms) of that time (staticExplanations).
 //
 // # What if, and why not
 //
