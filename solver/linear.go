@@ -18,10 +18,11 @@ import (
 // of the time than in the gini loop: the workers' start (the model is
 // tens of thousands of rows) is most of a level's cost.
 
-// linearPartVariables is the part size, in lanes (variant placements),
+// linearPartLanes is the part size, in lanes (variant placements),
 // from which a part is encoded with linear memory: the diagrams grow
-// with the lanes on a domain, and past this they take seconds.
-const linearPartLanes = 20000
+// with the lanes on a domain, and past this they take seconds. A
+// variable so that tests can send small parts this way.
+var linearPartLanes = 20000
 
 // linearShare is each level's share of the time left when it starts.
 // Level 1 gets the most: its worker needs about 0.7 s from its start on
@@ -55,6 +56,12 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 	}
 	r, ok := presolved(x, 0, x.run.deadline)
 	if !ok {
+		if r.dead && x.e.Exact {
+			// Propagation over exact rows found no point: the pins
+			// and cordons cannot hold together, as gini proves it
+			// on a part encoded with memory diagrams.
+			return false, nil
+		}
 		return false, ErrNoPlan
 	}
 	pw := x.startPB(0, &r, math.MaxInt64/4, x.run.deadline)

@@ -511,6 +511,9 @@ type strongResult struct {
 	// on from it.
 	loop *cutLoop
 	noLP bool // the LP was too large: bound, lp and d are unset
+	// dead says presolve proved the model has no point (relax then
+	// reports false): no plan meets the hard rules and earlier levels.
+	dead bool
 	// source names the bound: "lp" (the dense simplex) or "lagrangian"
 	// (the subgradient ascent, on models too large for the simplex).
 	source BoundSource
@@ -627,6 +630,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	} else {
 		var ok bool
 		if r, ok = presolvedRelaxation(x, i, deadline); !ok {
+			out.dead = true
 			return out, false
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"testing"
 	"time"
 
@@ -374,5 +375,39 @@ func TestEveryBoundSourceIsDocumented(t *testing.T) {
 		if !bytes.Contains(schema, []byte(string(s))) {
 			t.Errorf("docs/schema/plan.schema.json does not name the bound source %q", s)
 		}
+	}
+}
+
+// The 256-node parts take the linear path: memory as linear rows, every
+// level searched by the PB workers, level 4's LP past fitsSparse with
+// the level-3 plan mended beside it (besideLP). Small pools sent down
+// that path (their parts of 10 lanes or more) must get a plan the
+// evaluator accepts, and where both paths prove every level, the same
+// objective; an infeasible pool is infeasible on both.
+func TestTheLinearPathProvesWhatTheDefaultPathProves(t *testing.T) {
+	for _, p := range []*model.Pool{pooltest.Random(1, 8, 20), pooltest.Random(2, 6, 16), pooltest.Random(3, 12, 30), pooltest.Random(4, 12, 30), pooltest.Random(6, 16, 40), pooltest.Random(1, 24, 60)} {
+		want := solve(t, p, Options{Seed: 1})
+		got := func() *Result {
+			savedLanes, savedRows := linearPartLanes, sparseMaxRows
+			linearPartLanes, sparseMaxRows = 10, 0
+			defer func() { linearPartLanes, sparseMaxRows = savedLanes, savedRows }()
+			return solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
+		}()
+		if got.Infeasible || want.Infeasible {
+			if got.Infeasible != want.Infeasible {
+				t.Errorf("infeasible: linear path %v, default path %v", got.Infeasible, want.Infeasible)
+			}
+			continue
+		}
+		rep := eval.Check(p, got.Assignment)
+		if !rep.Valid || rep.Objective != got.Objective {
+			t.Fatalf("linear path: valid %v, objective %v, eval %v", rep.Valid, got.Objective, rep.Objective)
+		}
+		if !slices.ContainsFunc(want.Levels[:], func(l Level) bool { return l.Status != Optimal }) &&
+			!slices.ContainsFunc(got.Levels[:], func(l Level) bool { return l.Status != Optimal }) &&
+			got.Objective != want.Objective {
+			t.Errorf("both proved, linear path %v, default path %v", got.Objective, want.Objective)
+		}
+		t.Logf("linear path %v %v, default %v", got.Objective, got.Levels[3].Status, want.Objective)
 	}
 }
