@@ -706,26 +706,32 @@ func errPBValue(i int, v, eval int64) error {
 // them below ub.
 func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	w.sr = sr
+	if !fitsSparse(sr.rel) && pbCores() < 3 {
+		// Past fitsSparse on two cores the clause-learning worker on
+		// the fixings takes the place of the cutting-planes one from
+		// the level's start once that one has sent a plan (256x1000:
+		// 2-5 s after its start; by 60 s it holds about 300 MB, and
+		// two 256x1000 workers beside the main process passed 1 GiB,
+		// 1,129,148-1,169,956 KB). One that has sent none goes on: at
+		// 10 s on a slow machine its first plan came after the LP.
+		w.stopAnsweredCuttingPlanes()
+		w.cdcl = w.launch(ub-1, false)
+		return
+	}
 	// A worker on the bare model may be close to its end: it keeps
 	// running, and a clause-learning worker starts on the fixings.
 	w.cdcl = w.launch(ub-1, false)
-	if !fitsSparse(sr.rel) && pbCores() < 3 && !w.cuttingPlanesRunning() {
-		// Past fitsSparse the LP is done by now and its core is free.
-		// The cutting-planes worker from the level's start keeps
-		// running where it still does: a third 256x1000 worker took
-		// the processes past 1 GiB together.
-		w.launch(ub-1, true)
-	}
 }
 
-// cuttingPlanesRunning says whether a cutting-planes worker runs.
-func (w *pbLevel) cuttingPlanesRunning() bool {
-	for id := range w.runs {
-		if w.jobs[id].cuttingPlanes {
-			return true
+// stopAnsweredCuttingPlanes stops the cutting-planes workers that have
+// sent a model.
+func (w *pbLevel) stopAnsweredCuttingPlanes() {
+	for id, run := range w.runs {
+		if js := w.jobs[id]; js.cuttingPlanes && js.got {
+			run.stop()
+			delete(w.runs, id)
 		}
 	}
-	return false
 }
 
 // improved restarts the clause-learning worker below a better incumbent
