@@ -4,11 +4,10 @@ import (
 	"math"
 	"time"
 
-	"github.com/poolsolve/poolsolve/solver/localsearch"
-
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // A part too large for gini's memory diagrams (256 nodes × 1,000
