@@ -126,17 +126,16 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	if !ok {
 		return nil
 	}
+	// Level 4 past fitsSparse with its LP, from a worker's plan: the
+	// polish runs beside the LP, and the worker starts after it.
+	if i == 3 && !fitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
+		return x.besideLP(i, &r, end, lb, ub, src)
+	}
 	// Levels 2 and 3's workers start before the polish and run beside
 	// it (on 256x1000 and -tight those levels ended 0.3-0.8 s sooner),
 	// and so does level 4's past fitsSparse: on 256x1000 it needs about
 	// two seconds to its first plan.
 	var pw *pbLevel
-	// Level 4 past fitsSparse with its LP: the polish runs beside the
-	// LP, and the worker starts after it (besideLP).
-	beside := i == 3 && !fitsSparse(r.rel) && x.e.Exact && !x.fromWarm
-	if beside {
-		return x.besideLP(i, &r, end, lb, ub, src)
-	}
 	early := i == 1 || i == 2 || i == 3 && !fitsSparse(r.rel)
 	if early {
 		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
@@ -248,8 +247,9 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 	polishEnd := end.Add(-time.Until(end) / 4)
 	mended := make(chan model.Assignment, 1)
 	from, seed := x.best, x.rng.Uint64()
+	obj := x.obj // from's
 	go func() {
-		best, obj := from, eval.Check(x.p, from).Objective
+		best := from
 		for k := uint64(0); time.Now().Before(polishEnd) && x.run.ctx.Err() == nil; k++ {
 			roundEnd := time.Now().Add(linearPolishMax)
 			if roundEnd.After(polishEnd) {
@@ -260,9 +260,9 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 			if !rep.Valid || !rep.Objective.Less(obj) {
 				break
 			}
-			gain := float64(obj[i] - rep.Objective[i])
+			before := obj[i]
 			best, obj = a, rep.Objective
-			if gain <= besideGain*math.Abs(float64(obj[i]+int64(gain))) {
+			if float64(before-obj[i]) <= besideGain*math.Abs(float64(before)) {
 				break
 			}
 		}

@@ -463,11 +463,8 @@ const pbOneWorkerRows = 3000
 // 24x60-tight's clause-learning worker proved in 57 ms alone and 177 ms
 // beside the LP and the second worker.
 func pbSecondWorker(i int, sr *strongResult) bool {
-	if i == 0 || i < 3 && fitsSparse(sr.rel) {
-		return true
-	}
 	if i < 3 {
-		return false
+		return i == 0 || fitsSparse(sr.rel)
 	}
 	return len(sr.rel.rows) < pbOneWorkerRows && pbCores() >= 3
 }
@@ -706,20 +703,17 @@ func errPBValue(i int, v, eval int64) error {
 // them below ub.
 func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	w.sr = sr
-	if !fitsSparse(sr.rel) && pbCores() < 3 {
-		// Past fitsSparse on two cores the clause-learning worker on
-		// the fixings takes the place of the cutting-planes one from
-		// the level's start once that one has sent a plan (256x1000:
-		// 2-5 s after its start; by 60 s it holds about 300 MB, and
-		// two 256x1000 workers beside the main process passed 1 GiB,
-		// 1,129,148-1,169,956 KB). One that has sent none goes on: at
-		// 10 s on a slow machine its first plan came after the LP.
-		w.stopAnsweredCuttingPlanes()
-		w.cdcl = w.launch(ub-1, false)
-		return
-	}
 	// A worker on the bare model may be close to its end: it keeps
-	// running, and a clause-learning worker starts on the fixings.
+	// running, and a clause-learning worker starts on the fixings. Past
+	// fitsSparse on two cores it takes the place of the cutting-planes
+	// worker from the level's start once that one has sent a plan
+	// (256x1000: 2-5 s after its start; by 60 s it holds about 300 MB,
+	// and two 256x1000 workers beside the main process passed 1 GiB,
+	// 1,129,148-1,169,956 KB). One that has sent none goes on: at 10 s
+	// on a slow machine its first plan came after the LP.
+	if !fitsSparse(sr.rel) && pbCores() < 3 {
+		w.stopAnsweredCuttingPlanes()
+	}
 	w.cdcl = w.launch(ub-1, false)
 }
 

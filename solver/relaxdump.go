@@ -1,11 +1,12 @@
 package solver
 
 import (
-	"bufio"
+	"encoding/gob"
 	"fmt"
-	"os"
+	"io"
 
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/fleet"
 )
 
 // POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved level model the LP
@@ -15,18 +16,16 @@ import (
 // comment line listing the columns in the LP's order. A debugging aid,
 // like POOLSOLVE_TRACE.
 
-// dumpLP writes the relaxation as a CPLEX LP file.
+// dumpLP writes the relaxation as a CPLEX LP file, whole or not at all.
 func (r *relaxation) dumpLP(path string) {
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return
-	}
-	w := bufio.NewWriter(f)
-	defer func() {
-		if w.Flush() == nil && f.Close() == nil {
-			os.Rename(path+".tmp", path)
-		}
-	}()
+	fleet.WriteFileAtomicWith(path, func(w io.Writer) error {
+		r.writeLP(w)
+		return nil
+	})
+}
+
+// writeLP writes the relaxation as CPLEX LP to w (buffered: dumpLP).
+func (r *relaxation) writeLP(w io.Writer) {
 	fmt.Fprintf(w, "\\ constant %d\n", r.constant)
 	// The LP's column order: ties in its pivoting follow it, so a harness
 	// reading the file back takes the same path only in this order.
@@ -73,15 +72,9 @@ func (r *relaxation) dumpLP(path string) {
 // POOLSOLVE_DUMP_RELAX.
 const pbDumpEnv = "POOLSOLVE_DUMP_PB"
 
-// dumpJob writes job to path, whole or not at all.
+// dumpJob writes job to path as a worker reads it, whole or not at all.
 func dumpJob(job *pbJob, path string) {
-	f, err := os.Create(path + ".tmp")
-	if err != nil {
-		return
-	}
-	if newJobWriter(f)(job) == nil {
-		os.Rename(path+".tmp", path)
-	} else {
-		os.Remove(path + ".tmp")
-	}
+	fleet.WriteFileAtomicWith(path, func(w io.Writer) error {
+		return gob.NewEncoder(w).Encode(job.wire())
+	})
 }
