@@ -1,0 +1,71 @@
+package solver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
+)
+
+func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		// proved is whether the level is proved before the polish starts.
+		proved bool
+	}{
+		{"a proved level ends the polish with a valid incumbent", true},
+		{"with no workers the polish runs its rounds and mends greedy's plan", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pooltest.Random(1, 16, 40)
+			r, err := newRun(context.Background(), p, Options{TimeLimit: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			x.at = 0
+			// Greedy's plan, [6 0 1 3430], which local search mends
+			// to [2 0 1 2717].
+			if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
+				t.Fatalf("greedy's plan not accepted: %v", err)
+			}
+			start := x.obj
+			lb, ub, src := int64(0), x.obj[0], BoundTrivial
+			if tc.proved {
+				lb = ub
+			}
+			done := make(chan error, 1)
+			end := time.Now().Add(time.Hour)
+			if !tc.proved {
+				end = time.Now().Add(2 * time.Second)
+			}
+			go func() { done <- x.polishBeside(nil, end, &lb, &ub, &src) }()
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(time.Minute):
+				// A polish that ran to its end (an hour away) or
+				// never handed its plan over.
+				t.Fatal("the polish went on past the level")
+			}
+			rep := eval.Check(p, x.best)
+			if !rep.Valid || rep.Objective != x.obj || x.obj[0] != ub {
+				t.Errorf("incumbent valid %v, %v against eval's %v, ub %d", rep.Valid, x.obj, rep.Objective, ub)
+			}
+			if start.Less(x.obj) {
+				t.Errorf("the polish worsened the plan: %v -> %v", start, x.obj)
+			}
+			if !tc.proved && !x.obj.Less(start) {
+				t.Errorf("the polish did not mend greedy's plan %v", start)
+			}
+		})
+	}
+}
