@@ -84,6 +84,9 @@ type exact struct {
 	// two rounds, for canonicalBC to finish; openOffset its offset.
 	openLoop   *cutLoop
 	openOffset int64
+	// presolvedAt is the last level's presolved model, which the next
+	// level's is made from.
+	presolvedAt *presolvedLevel
 }
 
 // levelsProved reports whether the levels before i are proved: only then

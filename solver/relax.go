@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
@@ -85,8 +86,97 @@ func newRelaxation(x *exact, i int) *relaxation {
 // presolvedRelaxation is level i's model presolved by deadline: bounds
 // propagated and fixed columns substituted out. False when a row holds
 // for no point (the model has no plan).
+// The last level's presolved model is kept (x.presolvedAt) and the next
+// level's is made from it by one row, where a fresh one took 0.1-0.2 s
+// a level on 256x1000.
 func presolvedRelaxation(x *exact, i int, deadline time.Time) (*relaxation, bool) {
-	return presolve(newRelaxation(x, i), deadline)
+	var r *relaxation
+	var ok bool
+	switch k := x.presolvedAt; {
+	case k != nil && k.level == i && k.obj == frozenBefore(x.obj, i):
+		return k.r.clone(), true
+	case k != nil && k.level == i-1 && k.obj == frozenBefore(x.obj, i-1):
+		r, ok = presolve(k.r.nextLevel(x.e, i, x.obj[i-1]), deadline)
+	default:
+		r, ok = presolve(newRelaxation(x, i), deadline)
+	}
+	if ok {
+		x.presolvedAt = &presolvedLevel{level: i, obj: frozenBefore(x.obj, i), r: r.clone()}
+	}
+	return r, ok
+}
+
+// presolvedLevel is level's presolved model, made with the levels before
+// it frozen at obj.
+type presolvedLevel struct {
+	level int
+	obj   model.Objective
+	r     *relaxation
+}
+
+// frozenBefore is obj with the levels from i on cleared: the part of an
+// objective that level i's model depends on.
+func frozenBefore(obj model.Objective, i int) model.Objective {
+	var f model.Objective
+	copy(f[:i], obj[:i])
+	return f
+}
+
+// nextLevel is level i's model made from r, level i-1's presolved: the
+// row freezing level i-1 at frozen is added and the objective is level
+// i's. Every other row of level i's model is in r already, presolved.
+func (r *relaxation) nextLevel(e *encode.Encoding, i int, frozen int64) *relaxation {
+	lin := &e.Linear
+	n := r.clone()
+	n.col = maps.Clone(r.col)
+	n.vars = slices.Clone(r.vars)
+	colOf := func(v z.Var) int {
+		c := n.colOf(v)
+		for len(n.lo) < len(n.vars) { // a column only later levels name
+			n.lo, n.hi, n.c = append(n.lo, 0), append(n.hi, 1), append(n.c, 0)
+		}
+		return c
+	}
+	w := irow{op: encode.LE, rhs: frozen - lin.Offsets[i-1]}
+	at := map[int]int{}
+	for _, t := range lin.Objectives[i-1] {
+		if val, ok := n.assumed[t.Var]; ok {
+			if val {
+				w.rhs -= t.Coef
+			}
+			continue
+		}
+		c := colOf(t.Var)
+		if n.lo[c] == n.hi[c] {
+			w.rhs -= t.Coef * n.lo[c]
+			continue
+		}
+		if k, ok := at[c]; ok {
+			w.val[k] += t.Coef // a column named twice counts once
+			continue
+		}
+		at[c] = len(w.idx)
+		w.idx = append(w.idx, c)
+		w.val = append(w.val, t.Coef)
+	}
+	n.rows = append(n.rows, w)
+	n.constant = 0
+	clear(n.c)
+	for _, t := range lin.Objectives[i] {
+		if val, ok := n.assumed[t.Var]; ok {
+			if val {
+				n.constant += t.Coef
+			}
+			continue
+		}
+		c := colOf(t.Var)
+		if n.lo[c] == n.hi[c] {
+			n.constant += t.Coef * n.lo[c]
+			continue
+		}
+		n.c[c] += t.Coef
+	}
+	return n
 }
 
 // presolve propagates r's bounds and substitutes its fixed columns out.

@@ -10,6 +10,8 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // holds reports whether the 0/1 point bits (bit j = column j) meets w.
@@ -345,4 +347,76 @@ func TestLevelFourPastTheSparseSizeProvesTheSameOptimum(t *testing.T) {
 	if proved < int(shortOr(5, 1)) {
 		t.Errorf("both ways proved only %d pools: the test does not reach the rule", proved)
 	}
+}
+
+// TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans: level i's
+// presolved model made from level i-1's by one row (nextLevel) keeps
+// exactly the plans the model built afresh keeps, at the same objective.
+func TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans(t *testing.T) {
+	compared, rejected := 0, 0
+	for seed := uint64(1); seed <= shortOr(12, 4); seed++ {
+		x, res := lpFixture(t, seed, 3+int(seed%4), 6+int(seed%9), 5*time.Second)
+		if res.Infeasible {
+			continue
+		}
+		// The optimum, greedy's plans and local search's from them:
+		// plans above the frozen levels and at them.
+		plans := []model.Assignment{res.Assignment}
+		for s := uint64(1); s <= 4; s++ {
+			g := localsearch.Greedy(x.p, s)
+			plans = append(plans, g, localsearch.ImproveUntilStale(x.p, g, s, time.Now().Add(time.Second), 3))
+		}
+		far := time.Now().Add(time.Minute)
+		for i := 1; i < 4; i++ {
+			prev, ok := presolve(newRelaxation(x, i-1), far)
+			if !ok {
+				t.Fatalf("pool %d: level %d has no plan", seed, i)
+			}
+			fresh, okFresh := presolve(newRelaxation(x, i), far)
+			chained, okChained := presolve(prev.nextLevel(x.e, i, x.obj[i-1]), far)
+			if okFresh != okChained || !okFresh {
+				t.Fatalf("pool %d level %d: a plan afresh %v, chained %v", seed, i+1, okFresh, okChained)
+			}
+			for k, a := range plans {
+				vals, err := x.e.Values(a)
+				if err != nil {
+					t.Fatalf("pool %d plan %d: %v", seed, k, err)
+				}
+				hf, vf := keeps(fresh, vals)
+				hc, vc := keeps(chained, vals)
+				if hf != hc || hf && vf != vc {
+					t.Errorf("pool %d level %d plan %d: afresh keeps %v at %d, chained %v at %d", seed, i+1, k, hf, vf, hc, vc)
+				}
+				compared++
+				if !hf {
+					rejected++
+				}
+			}
+		}
+	}
+	if compared < int(shortOr(100, 30)) || rejected == 0 {
+		t.Errorf("%d plans compared, %d rejected: the test does not reach the rule", compared, rejected)
+	}
+}
+
+// keeps says whether r keeps the point vals (its fixings and rows hold)
+// and gives r's objective there.
+func keeps(r *relaxation, vals []bool) (bool, int64) {
+	obj := r.constant
+	for j, v := range r.vars {
+		x := int64(0)
+		if vals[v] {
+			x = 1
+		}
+		if x < r.lo[j] || x > r.hi[j] {
+			return false, 0
+		}
+		obj += r.c[j] * x
+	}
+	for _, w := range r.rows {
+		if !rowHoldsFor(r, w, vals) {
+			return false, 0
+		}
+	}
+	return true, obj
 }
