@@ -354,8 +354,8 @@ func TestLevelFourPastTheSparseSizeProvesTheSameOptimum(t *testing.T) {
 // presolved model made from level i-1's by one row (nextLevel) keeps
 // exactly the plans the model built afresh keeps, at the same objective.
 func TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans(t *testing.T) {
-	compared, rejected := 0, 0
-	for seed := uint64(1); seed <= shortOr(12, 4); seed++ {
+	compared, above := 0, 0
+	for seed := uint64(1); seed <= 12; seed++ {
 		x, res := lpFixture(t, seed, 3+int(seed%4), 6+int(seed%9), 5*time.Second)
 		if res.Infeasible {
 			continue
@@ -396,16 +396,15 @@ func TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans(t *testing.T) {
 					t.Errorf("pool %d level %d plan %d: afresh keeps %v at %d, chained %v at %d", seed, i+1, k, hf, vf, hc, vc)
 				}
 				compared++
-				if !hf {
-					rejected++
+				if rep := eval.Check(x.p, a); rep.Valid && x.obj.Less(rep.Objective) && frozenBefore(rep.Objective, i) != frozenBefore(x.obj, i) {
+					above++ // only the frozen levels' rows reject it
 				}
 			}
 		}
 	}
-	if compared < int(shortOr(100, 30)) || rejected == 0 {
-		t.Errorf("%d plans compared, %d rejected: the test does not reach the rule", compared, rejected)
+	if compared < 100 || above == 0 {
+		t.Errorf("%d plans compared, %d of them valid plans above the frozen levels: the test does not reach the rule", compared, above)
 	}
-	t.Logf("%d plans compared, %d rejected", compared, rejected)
 }
 
 // keeps says whether r keeps the point vals (its fixings and rows hold)
