@@ -50,6 +50,23 @@ func newProber(rows []irow, lo, hi []int64) *prober {
 	p.maxAbs = make([]int64, len(rows))
 	p.colVals = make([][]int64, n)
 	p.minAct, p.maxAct = make([]int64, len(rows)), make([]int64, len(rows))
+	// Each column's lists are cut from two arrays, sized by a count
+	// first: appending to 43,000 lists a round on 256x1000 cost more
+	// than the probes.
+	count := make([]int, n+1)
+	for _, w := range rows {
+		for _, j := range w.idx {
+			count[j+1]++
+		}
+	}
+	for j := range n {
+		count[j+1] += count[j]
+	}
+	allRows, allVals := make([]int32, count[n]), make([]int64, count[n])
+	for j := range n {
+		p.colRows[j] = allRows[count[j]:count[j]:count[j+1]]
+		p.colVals[j] = allVals[count[j]:count[j]:count[j+1]]
+	}
 	for ri, w := range rows {
 		for k, j := range w.idx {
 			a := w.val[k]
@@ -242,6 +259,9 @@ type probeCuts struct {
 	seq int
 	// seen: the column pairs that have an implication cut.
 	seen map[[2]int32]bool
+	// implied[k] is 1 + the value x_j = 1 implies for x_k, 0 for none,
+	// while column j is probed.
+	implied []int8
 }
 
 // cutHeap is a heap of cuts, the least violated (then the latest) on top.
@@ -349,14 +369,19 @@ func (pc *probeCuts) column(j int, v float64) {
 		return
 	}
 	// What both settings imply holds in every plan.
-	both := map[int32]int64{}
+	if pc.implied == nil {
+		pc.implied = make([]int8, len(p.lo))
+	}
 	for t, k := range res[0].cols {
-		both[k] = res[0].vals[t]
+		pc.implied[k] = int8(res[0].vals[t]) + 1
 	}
 	for t, k := range res[1].cols {
-		if v0, ok := both[k]; ok && v0 == res[1].vals[t] && p.lo[k] != p.hi[k] {
+		if v0 := int64(pc.implied[k]) - 1; v0 == res[1].vals[t] && p.lo[k] != p.hi[k] {
 			pc.fixTo(int(k), v0)
 		}
+	}
+	for _, k := range res[0].cols {
+		pc.implied[k] = 0
 	}
 	for si, set := range []int64{1, 0} {
 		pc.implications(j, v, set, res[si])

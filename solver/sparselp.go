@@ -194,7 +194,7 @@ func (cl *cutLoop) round() bool {
 	// Probing propagates over the rows and the short cuts found so far:
 	// a cut that no single row implies (a probing lift, a fixing) makes
 	// the next round's propagation reach further.
-	var prows []irow
+	prows := make([]irow, 0, len(cl.rows))
 	for i, w := range cl.rows {
 		if i < cl.nOrig || len(w.idx) <= probeMaxCutLen {
 			prows = append(prows, w)
@@ -222,8 +222,8 @@ func (cl *cutLoop) round() bool {
 	drop := func(i int) bool {
 		return i >= cl.nOrig && len(cl.rows[i].idx) > probeMaxCutLen && st.Slack(i) && cl.slack(i, xs) > 1e-6
 	}
-	var rows []irow
-	var fr []lpRow
+	rows := make([]irow, 0, len(cl.rows)+len(cs))
+	fr := make([]lpRow, 0, len(cl.rows)+len(cs))
 	for i, w := range cl.rows {
 		if !drop(i) {
 			rows = append(rows, w)
@@ -234,7 +234,7 @@ func (cl *cutLoop) round() bool {
 		return false
 	}
 	cl.rows, cl.fr = rows, fr
-	var add []lp.Row
+	add := make([]lp.Row, 0, len(cs))
 	for _, w := range cs {
 		add = append(add, lpRowOf(w))
 	}
