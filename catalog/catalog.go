@@ -43,6 +43,7 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 	}
 	b := &builder{in: in, opts: opts, cfg: cloneConfig(in.Config)}
 	lloom.MaterializeFederated(b.cfg)
+	b.expandAlias = b.cfg.AliasExpander()
 	b.policy = in.Policy
 	if b.policy == nil {
 		b.policy = fleet.DefaultPolicy()
@@ -73,11 +74,15 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 }
 
 type builder struct {
-	in      *fleet.Inputs
-	opts    Options
-	cfg     *lloom.Config
-	policy  *fleet.Policy
-	current string
+	in   *fleet.Inputs
+	opts Options
+	cfg  *lloom.Config
+	// expandAlias is cfg.ExpandAlias, the config's model ids looked up
+	// once (256x1000's config has 1,000 models and as many aliases).
+	expandAlias func(id string) ([]string, error)
+	policy      *fleet.Policy
+	current     string
+	docs        *[]metricsDoc // metricsDocs, once built
 	// links are the node pairs shown linked, with the first evidence.
 	links map[[2]string]string
 

@@ -90,7 +90,7 @@ func (b *builder) expandMembers(aliasID string, members, suspended []string) ([]
 			continue
 		}
 		if _, isAlias := b.cfg.Aliases[m]; isAlias && !(b.isModel(m) && m == aliasID) {
-			sub, err := b.cfg.ExpandAlias(m)
+			sub, err := b.expandAlias(m)
 			if err != nil {
 				return nil, err
 			}
@@ -106,7 +106,7 @@ func (b *builder) buildAliases() {
 	for _, id := range slices.Sorted(maps.Keys(b.cfg.Aliases)) {
 		a := b.cfg.Aliases[id]
 		path := fmt.Sprintf("$.aliases[%q]", id)
-		members, err := b.cfg.ExpandAlias(id)
+		members, err := b.expandAlias(id)
 		if err != nil {
 			b.configProblem(path, "%v", err)
 			continue
@@ -170,6 +170,9 @@ type metricsDoc struct {
 
 // metricsDocs are the fleet's metrics, else each node's, by node id.
 func (b *builder) metricsDocs() []metricsDoc {
+	if b.docs != nil {
+		return *b.docs // asked once a variant: the inputs do not change
+	}
 	var out []metricsDoc
 	if b.in.Metrics != nil {
 		out = append(out, metricsDoc{"", b.in.Metrics})
@@ -179,6 +182,7 @@ func (b *builder) metricsDocs() []metricsDoc {
 			out = append(out, metricsDoc{id, m})
 		}
 	}
+	b.docs = &out
 	return out
 }
 
@@ -559,7 +563,7 @@ func (b *builder) addRoutePin(src model.PinSource, file, path, alias, route stri
 		case b.isModel(route):
 			pin.Route = []string{route}
 		case b.cfg.Aliases[route].Members != nil:
-			ms, err := b.cfg.ExpandAlias(route)
+			ms, err := b.expandAlias(route)
 			if err != nil {
 				b.problem(file, path+".route", "%v", err)
 				return
@@ -675,11 +679,11 @@ func (b *builder) laneStatus(v model.Variant) string {
 				return row.Status
 			}
 		}
-		for _, rid := range slices.Sorted(maps.Keys(b.variantOf)) {
-			if b.variantOf[rid] == v.ID {
-				if row, ok := st.RuntimeManager.Runtimes[rid]; ok && row.Status != "" {
-					return row.Status
-				}
+		// The node's own runtimes, not every runtime of the pool:
+		// this runs once a lane.
+		for _, rid := range slices.Sorted(maps.Keys(st.RuntimeManager.Runtimes)) {
+			if row := st.RuntimeManager.Runtimes[rid]; b.variantOf[rid] == v.ID && row.Status != "" {
+				return row.Status
 			}
 		}
 	}

@@ -581,41 +581,50 @@ func (b *builder) cliquePlacements(k int, mem float64) []model.Placement {
 		ids[i] = n.ID
 	}
 	sort.Strings(ids)
-	adj := map[string]map[string]bool{}
+	at := make(map[string]int, len(ids))
+	for i, id := range ids {
+		at[id] = i
+	}
+	// adj[i][j]: nodes ids[i] and ids[j] are linked (a matrix, not maps
+	// of strings: 256 nodes take a tenth of the load so).
+	adj := make([][]bool, len(ids))
+	for i := range adj {
+		adj[i] = make([]bool, len(ids))
+	}
 	for _, l := range b.pool.Links {
-		if adj[l.A] == nil {
-			adj[l.A] = map[string]bool{}
+		a, okA := at[l.A]
+		c, okB := at[l.B]
+		if okA && okB {
+			adj[a][c], adj[c][a] = true, true
 		}
-		if adj[l.B] == nil {
-			adj[l.B] = map[string]bool{}
-		}
-		adj[l.A][l.B], adj[l.B][l.A] = true, true
 	}
 	var out []model.Placement
-	var cur []string
+	var cur []int
 	var rec func(start int)
 	rec = func(start int) {
 		if len(out) >= maxPlacements {
 			return
 		}
 		if len(cur) == k {
-			per := map[string]float64{}
-			for _, n := range cur {
-				per[n] = mem
+			nodes := make([]string, k)
+			per := make(map[string]float64, k)
+			for t, i := range cur {
+				nodes[t] = ids[i]
+				per[ids[i]] = mem
 			}
-			out = append(out, b.placement(cur, per))
+			out = append(out, b.placement(nodes, per))
 			return
 		}
 		for i := start; i < len(ids); i++ {
 			ok := true
 			for _, c := range cur {
-				if !adj[c][ids[i]] {
+				if !adj[c][i] {
 					ok = false
 					break
 				}
 			}
 			if ok {
-				cur = append(cur, ids[i])
+				cur = append(cur, i)
 				rec(i + 1)
 				cur = cur[:len(cur)-1]
 			}

@@ -295,14 +295,25 @@ func (c *Config) ExpandAlias(id string) ([]string, error) {
 	return c.expandAlias(id, nil, false)
 }
 
+// AliasExpander is ExpandAlias for a caller that expands many aliases of
+// a config it no longer changes: the set of model ids is built once.
+func (c *Config) AliasExpander() func(id string) ([]string, error) {
+	models := c.modelSet()
+	return func(id string) ([]string, error) { return c.expandAliasIn(models, id, nil, false) }
+}
+
 // expandAlias expands id; when members is non-nil it replaces the alias's
 // own members (to expand a route profile).
 func (c *Config) expandAlias(id string, members []string, includeSuspended bool) ([]string, error) {
-	models := map[string]bool{}
+	return c.expandAliasIn(c.modelSet(), id, members, includeSuspended)
+}
+
+func (c *Config) modelSet() map[string]bool {
+	models := make(map[string]bool, len(c.Models))
 	for _, m := range c.Models {
 		models[m.ID] = true
 	}
-	return c.expandAliasIn(models, id, members, includeSuspended)
+	return models
 }
 
 // expandAliasIn is expandAlias with the set of model ids given: a caller
