@@ -137,3 +137,25 @@ func BenchmarkCheck(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkLoad measures reading a fleet bundle and building its pool,
+// the part of `poolsolve plan`'s time limit spent before the solve.
+func BenchmarkLoad(b *testing.B) {
+	for _, s := range []string{"24x60-tight", "256x1000"} {
+		b.Run(s, func(b *testing.B) {
+			sz, err := ParseSize(s)
+			if err != nil {
+				b.Fatal(err)
+			}
+			insts, err := SizeInstances([]Size{sz}, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := insts[0].Pool(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
