@@ -326,8 +326,10 @@ func (x *exact) mend(ctx context.Context, end time.Time, gain float64) <-chan mo
 // polishBeside is polish while the workers pw search level x.at, ended
 // as soon as they prove it: a round of polish ends only when its kicks
 // go stale, and on the 256-node parts that held levels 2 and 3 0.3-0.4 s
-// past the workers' proof each (256x1000's level 3 ended at 2.98 s
-// instead of 2.25-2.28 s, and its level-4 LP missed a solve at 10 s).
+// past the workers' proof each (256x1000's level 3 ended at 2.93-3.12 s,
+// now at 2.35-2.6 s, and its level-4 LP missed a solve at 10 s). With
+// no polish at all those levels end sooner still, but at 3 s
+// 256x1000-tight kept [22 17 21 ..] instead of [22 16 11 ..].
 func (x *exact) polishBeside(pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	ctx, cancel := context.WithCancel(x.run.ctx)
 	defer cancel()
