@@ -536,7 +536,7 @@ func (f *lu) ftran(x, work *svec) {
 	}
 	work.clear()
 	// Latest pivot first: pivot k only updates rows of earlier ones.
-	f.sweep(x, f.kOfRow, true, func(k int) {
+	f.sweep(x, f.kOfRow, f.prow, true, func(k int) {
 		v := x.v[f.prow[k]]
 		if v == 0 {
 			return
@@ -558,7 +558,7 @@ func (f *lu) ftran(x, work *svec) {
 func (f *lu) btran(x, work *svec) {
 	work.clear()
 	// Earliest pivot first: U row k only reaches later positions.
-	f.sweep(x, f.kOfPos, false, func(k int) {
+	f.sweep(x, f.kOfPos, f.pcol, false, func(k int) {
 		v := x.v[f.pcol[k]]
 		if v == 0 {
 			return
@@ -591,19 +591,27 @@ func (f *lu) btran(x, work *svec) {
 // nonzeros reach (kOf maps a place of x to its pivot), the nucleus's in
 // heap order as step reaches them (reach), and the singleton pivots,
 // which update nothing and which no step reaches, apart: after the
-// others when backward, before them otherwise.
-func (f *lu) sweep(x *svec, kOf []int, backward bool, step func(k int)) {
+// others when backward, before them otherwise. at[k] is the place of x
+// that pivot k's step reads: a zero there makes the step do nothing.
+func (f *lu) sweep(x *svec, kOf, at []int, backward bool, step func(k int)) {
 	K := len(f.prow)
 	list := x.list()
 	if float64(len(list)) >= hypersparse*float64(K) {
+		// Dense: most pivots meet a zero, tested here rather than in
+		// step (a call a pivot was most of a solve on 256x1000-tight,
+		// whose vectors turn dense after its first cuts).
 		x.dense()
 		if backward {
 			for k := K - 1; k >= 0; k-- {
-				step(k)
+				if x.v[at[k]] != 0 {
+					step(k)
+				}
 			}
 		} else {
 			for k := 0; k < K; k++ {
-				step(k)
+				if x.v[at[k]] != 0 {
+					step(k)
+				}
 			}
 		}
 		return
