@@ -167,7 +167,10 @@
 // (package lp). The polish before each level of such a part has at most
 // a second (linearPolishMax): at 30 s the three had taken 8.5 s before
 // level 4's LP could start. At levels 2 and 3 one worker starts first
-// and searches beside it.
+// and the polish runs beside it on a goroutine, cancelled when the
+// worker proves the level (polishBeside). Each level's presolved model
+// is made from the last level's by the row that freezes it (nextLevel),
+// not built afresh.
 //
 // In the last part of level 4, while the workers run, local search
 // (package localsearch) polishes the incumbent in rounds.

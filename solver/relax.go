@@ -86,6 +86,7 @@ func newRelaxation(x *exact, i int) *relaxation {
 // presolvedRelaxation is level i's model presolved by deadline: bounds
 // propagated and fixed columns substituted out. False when a row holds
 // for no point (the model has no plan).
+//
 // The last level's presolved model is kept (x.presolvedAt) and the next
 // level's is made from it by one row, where a fresh one took 0.1-0.2 s
 // a level on 256x1000.
