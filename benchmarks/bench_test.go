@@ -40,17 +40,7 @@ func benchPools(b *testing.B) map[string]*model.Pool {
 	poolsOnce.Do(func() {
 		pools = map[string]*model.Pool{}
 		for _, s := range benchSizes {
-			sz, err := ParseSize(s.size)
-			if err != nil {
-				poolsErr = err
-				return
-			}
-			insts, err := SizeInstances([]Size{sz}, 1)
-			if err != nil {
-				poolsErr = err
-				return
-			}
-			p, err := insts[0].Pool()
+			p, err := SizePool(s.size, 1)
 			if err != nil {
 				poolsErr = err
 				return
@@ -143,16 +133,12 @@ func BenchmarkCheck(b *testing.B) {
 func BenchmarkLoad(b *testing.B) {
 	for _, s := range []string{"24x60-tight", "256x1000"} {
 		b.Run(s, func(b *testing.B) {
-			sz, err := ParseSize(s)
-			if err != nil {
-				b.Fatal(err)
-			}
-			insts, err := SizeInstances([]Size{sz}, 1)
+			in, err := SizeInstance(s, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
 			for b.Loop() {
-				if _, err := insts[0].Pool(); err != nil {
+				if _, err := in.Pool(); err != nil {
 					b.Fatal(err)
 				}
 			}

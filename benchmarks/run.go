@@ -40,18 +40,27 @@ func (in Instance) Pool() (*model.Pool, error) {
 	return cat.Pool, nil
 }
 
-// SizePool is the pool bench plans for the fleet of one size ("24x60" or
-// "24x60-tight") generated from seed.
-func SizePool(size string, seed uint64) (*model.Pool, error) {
+// SizeInstance is the fleet of one size ("24x60" or "24x60-tight")
+// generated from seed, as bench measures it.
+func SizeInstance(size string, seed uint64) (Instance, error) {
 	sz, err := ParseSize(size)
 	if err != nil {
-		return nil, err
+		return Instance{}, err
 	}
 	insts, err := SizeInstances([]Size{sz}, seed)
 	if err != nil {
+		return Instance{}, err
+	}
+	return insts[0], nil
+}
+
+// SizePool is the pool bench plans for SizeInstance(size, seed).
+func SizePool(size string, seed uint64) (*model.Pool, error) {
+	in, err := SizeInstance(size, seed)
+	if err != nil {
 		return nil, err
 	}
-	return insts[0].Pool()
+	return in.Pool()
 }
 
 // Solvers the harness knows, in report order.

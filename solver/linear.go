@@ -103,8 +103,9 @@ func (x *exact) solveLinear() error {
 		}
 		ub := x.obj[i]
 		// A level starts with a presolve that does not stop at the
-		// deadline (0.12-0.25 s on the 256-node parts): one that would
-		// end past it is not started. At a 2 s limit 256x1000-tight's
+		// deadline (on the 256-node parts 0.2 s afresh, 0.03-0.1 s
+		// made from the last level's): one that would end past it is
+		// not started. At a 2 s limit 256x1000-tight's
 		// level 4 started so ran 0.1-0.2 s past the limit.
 		if lb < ub && time.Until(end) > presolveTook {
 			if err := x.linearLevel(i, end, &lb, &ub, &src, &presolveTook); err != nil {
