@@ -367,6 +367,7 @@ func (l *levelRun) lpFirst() error {
 	var pre *relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
+			x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
 			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}

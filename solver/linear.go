@@ -128,6 +128,9 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	if !ok {
 		return nil
 	}
+	if i == 3 {
+		x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
+	}
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
 	if i == 3 && !fitsSparse(r.rel) && x.e.Exact && !x.fromWarm {

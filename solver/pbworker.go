@@ -153,6 +153,11 @@ func pbServe(r io.Reader, w io.Writer, ownProcess bool) error {
 		return err
 	}
 	if job.First {
+		if !got {
+			// No model at all: a proof, which a killed worker's silence
+			// is not (firstAnswer tells them apart).
+			return send(pbAnswer{Done: true})
+		}
 		return nil
 	}
 	if err := send(pbAnswer{Done: true}); err != nil {
@@ -329,6 +334,25 @@ func pbVal(r *relaxation, m []bool) func(z.Lit) bool {
 // objective bounded by cutoff and the extra rows given (e.g. reduced-
 // cost fixings and knapsack, which hold for every plan <= cutoff).
 func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
+	job := pbRowsJob(r, extra)
+	for c := range r.vars {
+		if r.lo[c] != r.hi[c] {
+			job.Obj[c] = r.c[c]
+		}
+	}
+	cut := pbRow{Op: pbLE, RHS: cutoff - offset}
+	for c, w := range job.Obj {
+		if w != 0 {
+			cut.Cols, cut.W = append(cut.Cols, int32(c)), append(cut.W, w)
+		}
+	}
+	job.Rows = append(job.Rows, cut)
+	return job
+}
+
+// pbRowsJob is r's rows and extra as a job with no objective: a search
+// for any point of r that meets extra.
+func pbRowsJob(r *relaxation, extra []irow) *pbJob {
 	job := &pbJob{NCols: len(r.vars), Obj: make([]int64, len(r.vars))}
 	conv := func(w irow) pbRow {
 		row := pbRow{RHS: w.rhs}
@@ -357,19 +381,10 @@ func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
 		job.Rows = append(job.Rows, conv(w))
 	}
 	for c := range r.vars {
-		if r.lo[c] != r.hi[c] {
-			job.Obj[c] = r.c[c]
-		} else {
+		if r.lo[c] == r.hi[c] {
 			job.Rows = append(job.Rows, pbRow{Cols: []int32{int32(c)}, W: []int64{1}, Op: pbEQ, RHS: r.lo[c]})
 		}
 	}
-	cut := pbRow{Op: pbLE, RHS: cutoff - offset}
-	for c, w := range job.Obj {
-		if w != 0 {
-			cut.Cols, cut.W = append(cut.Cols, int32(c)), append(cut.W, w)
-		}
-	}
-	job.Rows = append(job.Rows, cut)
 	return job
 }
 
@@ -785,18 +800,30 @@ const canonInProcessNonzeros = 5000
 // small and by a worker process otherwise; false when none came before
 // until.
 func (x *exact) firstModel(job *pbJob, until time.Time) ([]bool, bool) {
+	m, _ := x.firstAnswer(job, until)
+	return m, m != nil
+}
+
+// firstAnswer is firstModel that also says when the job has no model:
+// none is true only when the search ended without one, never when time
+// or the run ran out.
+func (x *exact) firstAnswer(job *pbJob, until time.Time) (m []bool, none bool) {
 	if job.nonzeros() < canonInProcessNonzeros {
-		got := make(chan []bool, 1)
+		type answer struct {
+			m   []bool
+			got bool
+		}
+		done := make(chan answer, 1)
 		go func() {
 			var m []bool
-			_, _, _ = pbSolve(job, func(a pbAnswer) error { m = a.Model; return nil })
-			got <- m
+			_, got, err := pbSolve(job, func(a pbAnswer) error { m = a.Model; return nil })
+			done <- answer{m, got || err != nil}
 		}()
 		t := time.NewTimer(time.Until(until))
 		defer t.Stop()
 		select {
-		case m := <-got:
-			return m, m != nil
+		case a := <-done:
+			return a.m, !a.got
 		case <-t.C:
 			return nil, false
 		case <-x.run.ctx.Done():
@@ -809,20 +836,20 @@ func (x *exact) firstModel(job *pbJob, until time.Time) ([]bool, bool) {
 		return nil, false
 	}
 	defer run.stop()
-	var m pbMsg
+	var a pbMsg
 	select {
-	case m = <-out:
+	case a = <-out:
 	case <-run.done:
 		select {
-		case m = <-out:
+		case a = <-out:
 		default:
 			return nil, false
 		}
 	}
-	if m.a.Done {
-		return nil, false
+	if a.a.Done {
+		return nil, true
 	}
-	return m.a.Model, true
+	return a.a.Model, false
 }
 
 // canonicalJob is the canonical re-solve's job: the presolved level-4

@@ -1,0 +1,64 @@
+package solver
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// Every term the backbone fixes must keep its value in every point of
+// level 4's model: asked alone, with the other value forced, the model
+// has no point. The fixings must also hold in the proved optimum, and
+// some pool must have fixings at all, or the test shows nothing.
+func TestTheBackboneFixesOnlyTermsEveryPlanAtTheEarlierOptimaKeeps(t *testing.T) {
+	total := 0
+	for _, p := range []*model.Pool{pooltest.Random(1, 8, 20), pooltest.Random(3, 12, 30), pooltest.Random(6, 16, 40), pooltest.Random(1, 24, 60)} {
+		res := solve(t, p, Options{Seed: 1})
+		if res.Infeasible {
+			continue
+		}
+		for _, l := range res.Levels[:3] {
+			if l.Status != Optimal {
+				t.Fatalf("levels 1-3 not proved: %+v", res.Levels)
+			}
+		}
+		r, err := newRun(context.Background(), p, Options{TimeLimit: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x.at = 3
+		if ok, err := x.accept(res.Assignment, false); !ok || err != nil {
+			t.Fatalf("the optimum not accepted: %v", err)
+		}
+		rel, ok := presolvedRelaxation(x, 3, r.deadline)
+		if !ok {
+			t.Fatal("level 4's model has no point")
+		}
+		cols, vals, calls := x.backboneFixings(rel, 3, time.Now().Add(time.Minute))
+		t.Logf("%d fixings in %d calls", len(cols), calls)
+		total += len(cols)
+		opt := x.phase(rel)
+		for k, c := range cols {
+			if opt[c] != (vals[k] == 1) {
+				t.Errorf("column %d fixed to %d, the optimum has %v", c, vals[k], opt[c])
+			}
+			other := irow{idx: []int{c}, val: []int64{1}, op: encode.EQ, rhs: 1 - vals[k]}
+			job := pbRowsJob(rel, []irow{other})
+			job.First = true
+			if _, got, err := pbSolve(job, func(pbAnswer) error { return nil }); got || err != nil {
+				t.Errorf("column %d (%s) fixed to %d, yet a point has %d (err %v)", c, x.e.Linear.Vars[rel.vars[c]].Name, vals[k], 1-vals[k], err)
+			}
+		}
+	}
+	if total == 0 {
+		t.Error("no pool had a fixing: the test shows nothing")
+	}
+}
