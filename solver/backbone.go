@@ -53,7 +53,11 @@ func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []i
 			}
 		}
 		calls++
-		m, none := x.firstAnswer(pbRowsJob(r, []irow{flip}), until)
+		job := pbRowsJob(r, []irow{flip})
+		// From the incumbent, which meets every row but the flip row:
+		// the search starts next to the points it looks for.
+		job.Phase = inc
+		m, none := x.firstAnswer(job, until)
 		if none {
 			for _, c := range cand {
 				v := int64(0)

@@ -241,12 +241,14 @@ func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *
 }
 
 // besideGain is the least share of the level a round of the polish
-// beside the LP must gain for another: on 256x1000-tight at 5 s its
+// beside the LP must gain for another. At 5 s on 256x1000-tight its
 // rounds took the level-3 worker's plan from 7.9 M to 1.8 M and then to
-// 1.15-1.22 M, where one round left it at 1.8 M; on 256x1000 a second
-// round gaining 0.1% held the LP's core back enough to miss its fifth
-// solve at 10 s.
-const besideGain = 0.05
+// 1.15-1.22 M. It was 5%, and the worker that starts when the polish
+// stops took its core; beside the backbone-fixed LP that worker found
+// no better plan in 4 traced runs of 256x1000-tight, while further
+// rounds (with the LP's 7/8, relax) ended 10 runs of 10 at 1,131,068-
+// 1,132,925 where 5% had left 7 of 10 at 1,157,068-1,162,875.
+const besideGain = 0.001
 
 // besideLP is level 4 of a part past fitsSparse whose level-3 plan came
 // from a PB worker: local search mends that plan on a goroutine while

@@ -749,23 +749,23 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	// whose duals bound the level wherever it stops; with little time
 	// (under lgSkipLeft), the Lagrangian bound first, at a small share of
 	// the budget, then the LP with what is left, keeping the better.
-	// Here the LP is what can prove the level, so
-	// strongMaxTime does not cap it, and it gets 31/32 of the level: in
-	// 30 s runs of 256x1000, three quarters stopped it at 23.8-24.7 s,
-	// early in a round's LP (gaps 34-36% in two of three); seven eighths
-	// at 26.3-27.8 s, later in the next (10.6-10.9%), and after the LP
-	// got faster two runs on a slow machine missed a round's end by
-	// 1.6 s (28.5%). At 10 s the fifth solve, which takes 256x1000 from
-	// 455,000 to 462,000, starts about 8.4-8.7 s: 15/16 left it 0.2-0.3
-	// s. The workers and the polish on its fixings keep the rest: at
-	// 30 s they had taken the plan from 482,352 to 481,470; with a
-	// sixteenth, to 481,566.
+	// Here the LP is what can prove the level, so strongMaxTime does
+	// not cap it, and it gets 7/8 of the level. Before the backbone
+	// (backbone.go) its later rounds were worth most of the level: in
+	// 30 s runs of 256x1000, 3/4 stopped it early in a round (gaps 34-36%
+	// in two of three), and at 10 s 31/32 let the fifth solve end. With
+	// the backbone fixed, 256x1000-tight's first cut round lifts the
+	// bound to 1.06 M within 1.5 s and later iterations add little,
+	// while the final polish needs time: at 10 s, 31/32 left that
+	// instance at 1,162,875 or 1,157,068 in 7 runs of 10 (gap 4.5-5.0%)
+	// and 7/8 at 1,131,068-1,132,925 in 10 of 10 (2.3-2.5%); 256x1000
+	// went from 0.5-1.5% to 0.6-1.1%.
 	// The ascent separates no cuts here: they depended on when the
 	// workers improved the incumbent (its target), so the LP started
 	// from other rows in each run and took 23,000-32,000 iterations to
 	// its root and 3-8 s to its first round; without them the LP takes
 	// the same path in every run.
-	deadline = time.Now().Add(time.Until(end) * 31 / 32)
+	deadline = time.Now().Add(time.Until(end) * 7 / 8)
 	triedLP := false
 	if time.Until(deadline) >= lgSkipLeft {
 		// Time enough for the LP: its duals bound the level wherever it
