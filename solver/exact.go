@@ -54,12 +54,14 @@ type exact struct {
 	obj  model.Objective
 	// fromWarm is true while the incumbent is still the warm start.
 	fromWarm bool
-	levels   [4]Level
-	deadline time.Time
-	nodes    []string // nodes that lanes may use, for LNS neighbourhoods
-	calls    int
-	at       int    // the level being solved, for progress
-	fixGen   uint64 // generation of the reduced-cost fixes in the diagram
+	// encodeTook is how long encode.New took on this part.
+	encodeTook time.Duration
+	levels     [4]Level
+	deadline   time.Time
+	nodes      []string // nodes that lanes may use, for LNS neighbourhoods
+	calls      int
+	at         int    // the level being solved, for progress
+	fixGen     uint64 // generation of the reduced-cost fixes in the diagram
 	// canon is the canonical re-solve handed ahead to level 4's workers.
 	canon *canonAhead
 	// canonRoot is level 4's root LP with its cuts, kept for the
@@ -105,12 +107,13 @@ func (x *exact) levelsProved(i int) bool {
 func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, stop func() bool) (*exact, error) {
 	opts := encodeOptions(p, encodeBy)
 	opts.Stop = stop
+	t := time.Now()
 	e, err := encode.New(p, opts)
 	if err != nil {
 		return nil, err
 	}
 	x := &exact{run: r, p: p, e: e, chk: eval.NewChecker(p), deadline: deadline,
-		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de))}
+		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de)), encodeTook: time.Since(t)}
 	e.Deadline = deadline
 	x.sym = findSymmetry(e)
 	x.sym.constrain()

@@ -88,7 +88,10 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 
 // solveLinear runs the levels on the PB workers alone.
 func (x *exact) solveLinear() error {
-	var presolveTook time.Duration // the last level's
+	// The last level's presolve; before level 1's, half the encoding's
+	// time stands for it (256x1000: encoded in 0.2-0.25 s beside the warm
+	// start's local search, presolved in 0.1-0.14 s).
+	presolveTook := x.encodeTook / 2
 	for i := range x.levels {
 		now := time.Now()
 		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * linearShare[i]))
@@ -103,11 +106,13 @@ func (x *exact) solveLinear() error {
 		}
 		ub := x.obj[i]
 		// A level starts with a presolve that does not stop at the
-		// deadline (on the 256-node parts 0.2 s afresh, 0.03-0.1 s
-		// made from the last level's): one that would end past it is
-		// not started. At a 2 s limit 256x1000-tight's
-		// level 4 started so ran 0.1-0.2 s past the limit.
-		if lb < ub && time.Until(end) > presolveTook {
+		// deadline (on the 256-node parts 0.1-0.14 s afresh, 0.03-0.1 s
+		// made from the last level's), then starts its workers (0.03-
+		// 0.05 s): one that would end past the deadline is not started.
+		// At a 2 s limit 256x1000-tight's level 4 started with less
+		// than a presolve's time left ran 0.1-0.2 s past the limit, and
+		// at 1 s one started with less than twice that, 0.03-0.12 s.
+		if lb < ub && time.Until(end) > 2*presolveTook {
 			if err := x.linearLevel(i, end, &lb, &ub, &src, &presolveTook); err != nil {
 				return err
 			}

@@ -132,6 +132,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if err := s.searchParts(); err != nil {
 		return nil, err
 	}
+	tracef(r.start, "search ended; deadline %.3fs", r.deadline.Sub(r.start).Seconds())
 	return s.result()
 }
 
@@ -413,8 +414,10 @@ func (s *partSearch) result() (*Result, error) {
 	if res.Objective != final.Objective {
 		return nil, fmt.Errorf("%w: parts add up to %v, eval says %v", ErrMismatch, res.Objective, final.Objective)
 	}
+	tracef(r.start, "parts merged and checked")
 	res.Levels = mergeLevels(s.levels)
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
+	tracef(r.start, "%d explanations", len(res.Explanations))
 	res.Stats.TimeToFirst = r.first.Sub(r.start)
 	res.Stats.TimeTotal = time.Since(r.start)
 	res.Stop = stopReason(r.ctx, res, r.greedy())
