@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -26,19 +25,12 @@ func TestTheBackboneFixesOnlyTermsEveryPlanAtTheEarlierOptimaKeeps(t *testing.T)
 				t.Fatalf("levels 1-3 not proved: %+v", res.Levels)
 			}
 		}
-		r, err := newRun(context.Background(), p, Options{TimeLimit: time.Hour})
-		if err != nil {
-			t.Fatal(err)
-		}
-		x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x := exactFor(t, p)
 		x.at = 3
 		if ok, err := x.accept(res.Assignment, false); !ok || err != nil {
 			t.Fatalf("the optimum not accepted: %v", err)
 		}
-		rel, ok := presolvedRelaxation(x, 3, r.deadline)
+		rel, ok := presolvedRelaxation(x, 3, x.deadline)
 		if !ok {
 			t.Fatal("level 4's model has no point")
 		}

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -21,14 +20,7 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := pooltest.Random(1, 16, 40)
-			r, err := newRun(context.Background(), p, Options{TimeLimit: time.Hour})
-			if err != nil {
-				t.Fatal(err)
-			}
-			x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
-			if err != nil {
-				t.Fatal(err)
-			}
+			x := exactFor(t, p)
 			x.at = 0
 			// Greedy's plan, [6 0 1 3430], which local search mends
 			// to [2 0 1 2717].

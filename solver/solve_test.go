@@ -45,6 +45,20 @@ func solve(t *testing.T, p *model.Pool, opts Options) *Result {
 	return res
 }
 
+// exactFor encodes p as the one part of a run with an hour's limit.
+func exactFor(t *testing.T, p *model.Pool) *exact {
+	t.Helper()
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
 // On pools small enough to enumerate, every level must be proved and the
 // objective must be the brute-force lexicographic optimum; the plan must
 // pass the independent evaluator with that objective.
@@ -178,11 +192,7 @@ func TestIdenticalNodesAreBrokenBySymmetryWithoutLosingTheOptimum(t *testing.T) 
 	if !ok {
 		t.Fatal("brute force finds no plan")
 	}
-	r := &run{pool: p, ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
-	x, err := newExact(r, p, r.deadline, r.deadline, 1, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	x := exactFor(t, p)
 	if len(x.sym.classes) != 1 || len(x.sym.classes[0]) != 3 {
 		t.Fatalf("classes = %v, want the three Sparks", x.sym.classes)
 	}
