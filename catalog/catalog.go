@@ -95,6 +95,9 @@ type builder struct {
 	variantOf map[string]string
 	// served maps a model id to the variants that serve it.
 	served map[string][]string
+	// forwarded maps a runtime id to the federated models that reach it
+	// through a peer's gateway, with that peer.
+	forwarded map[string]map[string]string
 }
 
 func (b *builder) note(format string, args ...any) {

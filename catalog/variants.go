@@ -32,14 +32,25 @@ func (b *builder) buildVariants() {
 		}
 	}
 	runtimeModels := map[string][]string{}
+	b.forwarded = map[string]map[string]string{}
 	for _, m := range b.cfg.Models {
 		for _, t := range lloom.ModelTargets(m) {
-			if t.Runtime != "" {
-				rid := t.Runtime
-				if g, ok := members[rid]; ok {
-					rid = g
+			rid, via := t.Runtime, ""
+			if rid == "" {
+				rid, via = b.forwardedRuntime(m, t), t.Node
+			}
+			if rid == "" {
+				continue
+			}
+			if g, ok := members[rid]; ok {
+				rid = g
+			}
+			runtimeModels[rid] = append(runtimeModels[rid], m.ID)
+			if via != "" {
+				if b.forwarded[rid] == nil {
+					b.forwarded[rid] = map[string]string{}
 				}
-				runtimeModels[rid] = append(runtimeModels[rid], m.ID)
+				b.forwarded[rid][m.ID] = via
 			}
 		}
 	}
@@ -110,7 +121,7 @@ func (b *builder) addRuntimeVariant(id string, rt lloom.Runtime, models []string
 		b.configProblem(fmt.Sprintf("$.runtimes[%q]", id), "runtime has no node: set node or placement, or cluster.nodeId")
 		return
 	}
-	v := model.Variant{ID: id, Kind: model.Managed, Runtime: id, Models: models}
+	v := model.Variant{ID: id, Kind: model.Managed, Runtime: id, Models: models, Forwarded: b.forwardedOnly(id, models)}
 	if rt.IsExternal() || (pool != nil && pool.Management == lloom.External) {
 		v.Kind = model.Unmanaged
 	}
@@ -422,8 +433,55 @@ func (b *builder) addPoolVariants() {
 	}
 }
 
+// forwardedRuntime is the runtime of this config that a federated target
+// forwards to, or "" when the config does not declare it. LLooM routes a
+// federated model to the peer's gateway, which serves it with the runtime
+// named remoteRuntime (or, without one, with whatever serves the peer's
+// model of that id); when the config declares that runtime, the proxy is
+// one more name of its lane, not a lane of its own.
+func (b *builder) forwardedRuntime(m lloom.Model, t lloom.ResolvedTarget) string {
+	if t.Node == "" || t.RemoteRuntime == "" && !m.Federated {
+		return ""
+	}
+	if t.RemoteRuntime != "" {
+		if _, ok := b.cfg.Runtimes[t.RemoteRuntime]; ok {
+			return t.RemoteRuntime
+		}
+		return ""
+	}
+	remote := b.configModel(t.UpstreamModel)
+	if remote == nil || remote.Federated {
+		return ""
+	}
+	var rts []string
+	for _, rt := range lloom.ModelTargets(*remote) {
+		if rt.Runtime != "" {
+			rts = append(rts, rt.Runtime)
+		}
+	}
+	if rts = sortedUniq(rts); len(rts) == 1 {
+		return rts[0]
+	}
+	return ""
+}
+
+// forwardedOnly keeps the entries of the runtime's forwarded names that
+// the lane serves; nil when there are none.
+func (b *builder) forwardedOnly(runtime string, models []string) map[string]string {
+	var out map[string]string
+	for id, via := range b.forwarded[runtime] {
+		if slices.Contains(models, id) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[id] = via
+		}
+	}
+	return out
+}
+
 // addFederatedVariants adds one variant per remote runtime of a federated
-// node: the lane another gateway owns.
+// node that this config does not declare: the lane another gateway owns.
 func (b *builder) addFederatedVariants() {
 	type key struct{ node, runtime string }
 	byKey := map[key][]string{}
@@ -432,7 +490,7 @@ func (b *builder) addFederatedVariants() {
 			if t.RemoteRuntime == "" && !(m.Federated && t.Node != "") {
 				continue
 			}
-			if t.Node == "" {
+			if t.Node == "" || t.Runtime != "" || b.forwardedRuntime(m, t) != "" {
 				continue
 			}
 			rr := t.RemoteRuntime

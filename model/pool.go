@@ -159,11 +159,15 @@ type Performance struct {
 // Variant is one way to serve one or more models (models that share a
 // runtime share one variant, and so one lane).
 type Variant struct {
-	ID      string       `json:"id"` // runtime id, or recipe:<recipe>/<runtime>
-	Kind    VariantKind  `json:"kind"`
-	Runtime string       `json:"runtime,omitempty"`
-	Models  []string     `json:"models"`
-	Req     Requirements `json:"requirements"`
+	ID      string      `json:"id"` // runtime id, or recipe:<recipe>/<runtime>
+	Kind    VariantKind `json:"kind"`
+	Runtime string      `json:"runtime,omitempty"`
+	Models  []string    `json:"models"`
+	// Forwarded are the models among Models that reach this lane through
+	// a peer's gateway (federated proxy models), each with that peer:
+	// other names of the same lane.
+	Forwarded map[string]string `json:"forwarded,omitempty"`
+	Req       Requirements      `json:"requirements"`
 
 	MemoryGb       float64 `json:"memoryGb"` // per node
 	MemorySource   string  `json:"memorySource"`
