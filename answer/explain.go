@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -55,6 +56,9 @@ type RouteExplain struct {
 	Candidates []string `json:"candidates"`
 	// Options are every way to serve it, in candidate order.
 	Options []Option `json:"options"`
+	// Through is the peer whose gateway the served model is forwarded
+	// to, when that model is a federated name of the lane.
+	Through string `json:"through,omitempty"`
 }
 
 // LaneExplain answers `explain RUNTIME --node NODE`.
@@ -65,6 +69,9 @@ type LaneExplain struct {
 	Lane *model.LaneChoice `json:"lane,omitempty"`
 	// Options are the variant's placements that use the node.
 	Options []Option `json:"options"`
+	// Forwarded are the lane's federated names, each with the peer whose
+	// gateway it goes through.
+	Forwarded map[string]string `json:"forwarded,omitempty"`
 }
 
 // Option is one option with what makes it better, and what its best
@@ -109,6 +116,9 @@ func ExplainRoute(ctx context.Context, w *solver.WhatIf, p *model.Pool, sid stri
 		}
 		re.Options = append(re.Options, opt)
 	}
+	if vi, ok := p.Index().Variant[re.Served.Variant]; ok {
+		re.Through = p.Variants[vi].Forwarded[re.Served.Model]
+	}
 	ex.Route = re
 	return ex, nil
 }
@@ -130,6 +140,9 @@ func ExplainLane(ctx context.Context, w *solver.WhatIf, p *model.Pool, runtime, 
 	rp := renderPool(p, w.Base().Assignment, plan.Build(p, w.Base(), plan.Meta{}))
 	for _, o := range ans.Options {
 		le.Options = append(le.Options, Option{Option: o, Change: change(o.Best, w.Base().Objective), Changes: changes(rp, o.Best)})
+	}
+	if vi, ok := p.Index().Variant[ans.Variant]; ok {
+		le.Forwarded = p.Variants[vi].Forwarded
 	}
 	ex.Lane = le
 	return ex, nil
@@ -231,6 +244,9 @@ func WriteExplainText(w io.Writer, ex *Explain) error {
 
 func writeRoute(t *text, r *RouteExplain) {
 	t.line(servedText(r.Source, r.Served))
+	if r.Through != "" {
+		t.line(fmt.Sprintf("%s is a federated name of %s: the gateway forwards it to %s's gateway, which serves it on that lane.", r.Served.Model, r.Served.Variant, r.Through))
+	}
 	var better, other []Option
 	for _, o := range r.Options {
 		switch {
@@ -298,6 +314,9 @@ func writeLane(t *text, l *LaneExplain) {
 		t.line(fmt.Sprintf("%s runs on %s (%s) in the plan.", l.Variant, strings.Join(l.Lane.Nodes, "+"), l.Lane.Residency))
 	} else {
 		t.line(l.Variant + " does not run in the plan.")
+	}
+	for _, m := range slices.Sorted(maps.Keys(l.Forwarded)) {
+		t.line(fmt.Sprintf("It is also asked for as %s, federated: through %s's gateway.", m, l.Forwarded[m]))
 	}
 	t.blank()
 	t.line("On " + l.Node)

@@ -89,7 +89,7 @@ func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
 	}
 	fmt.Fprintf(w, "\nVariants (%d)\n", len(p.Variants))
 	for _, v := range p.Variants {
-		fmt.Fprintf(w, "  %s  [%s]  serves %s\n", v.ID, v.Kind, strings.Join(v.Models, ", "))
+		fmt.Fprintf(w, "  %s  [%s]  serves %s\n", v.ID, v.Kind, servesText(v))
 		r := v.Req
 		fmt.Fprintf(w, "      needs    %d node(s), TP %d, archs %s, platforms %s, accelerators %s, backend %s, context %d, sequences %d\n",
 			r.NodeCount, r.TensorParallel, list(r.ComputeArchs), list(r.Platforms), list(r.Accelerators), orDash(r.Backend), r.ContextWindow, r.MaxSequences)
@@ -165,6 +165,19 @@ func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
 			fmt.Fprintf(w, "  - %s\n", n)
 		}
 	}
+}
+
+// servesText lists a lane's models; a federated name of the lane says
+// whose gateway it goes through.
+func servesText(v model.Variant) string {
+	names := make([]string, len(v.Models))
+	for i, m := range v.Models {
+		names[i] = m
+		if via, ok := v.Forwarded[m]; ok {
+			names[i] += " (federated, through " + via + "'s gateway)"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 func sloText(s *model.SLO) string {

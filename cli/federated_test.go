@@ -89,3 +89,48 @@ func TestAPlanRoutesThroughAFederatedModelOnTheLaneItForwardsToAndNeverStopsIt(t
 		})
 	}
 }
+
+func TestExplainAndCatalogShowAFederatedModelAsANameOfItsLane(t *testing.T) {
+	inputs := []string{"--config", fed023 + "config-namespaced.json", "--metrics", fed023 + "namespaced/metrics-01.json"}
+	cases := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{
+			name: "explain of the alias says the proxy it is served by is a name of the 27B lane",
+			args: []string{"explain", "q27"},
+			want: "spark-node-03/qwen38-27b-nvfp4 is a federated name of qwen38-27b-nvfp4: the gateway forwards it to spark-node-03's gateway, which serves it on that lane.",
+		},
+		{
+			name: "explain of the alias as JSON names the peer the route goes through",
+			args: []string{"explain", "q27", "--format", "json"},
+			want: `"through": "spark-node-03"`,
+		},
+		{
+			name: "explain of the lane lists the proxy among its names",
+			args: []string{"explain", "qwen38-27b-nvfp4", "--node", "spark-node-03"},
+			want: "It is also asked for as spark-node-03/qwen38-27b-nvfp4, federated: through spark-node-03's gateway.",
+		},
+		{
+			name: "the catalog lists the proxy among the lane's models",
+			args: []string{"catalog"},
+			want: "qwen38-27b-nvfp4  [unmanaged]  serves qwen38-27b-nvfp4, spark-node-03/qwen38-27b-nvfp4 (federated, through spark-node-03's gateway)",
+		},
+		{
+			name: "the catalog as JSON keeps the proxy with its peer on the lane",
+			args: []string{"catalog", "--format", "json"},
+			want: `"forwarded": {
+          "spark-node-03/qwen3.8-flash-next": "spark-node-03"
+        }`,
+		},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := run(t, append(tc.args, inputs...)...)
+			if code != ExitOK || !strings.Contains(out, tc.want) {
+				t.Errorf("exit %d; want %q in:\n%s\n%s", code, tc.want, out, errOut)
+			}
+		})
+	}
+}
