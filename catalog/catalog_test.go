@@ -401,6 +401,18 @@ func FuzzBuild(f *testing.F) {
 		}
 		f.Add(b, "", "")
 	}
+	// The federated captures: proxies that name the config's runtimes.
+	for _, c := range []string{"config-namespaced.json", "config-bare.json"} {
+		in, err := fleet.Load(fleet.Sources{Config: fed023 + c})
+		if err != nil {
+			f.Fatal(err)
+		}
+		b, err := in.Bundle(false)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b, "", "qwen38-27b-nvfp4=spark-node-03")
+	}
 	f.Fuzz(func(t *testing.T, data []byte, cordon, pin string) {
 		in, err := fleet.ParseBundle(data, "fuzz.json")
 		if err != nil {
