@@ -10,7 +10,9 @@
 // memory (estimate raised to measured RSS) and performance (live metrics,
 // else the best matching benchmark), demand per alias, SLOs, pins, cordons
 // and the current state. Every derived figure records its source, so
-// `poolsolve catalog` can show where it came from.
+// `poolsolve catalog` can show where it came from. A federated model whose
+// runtime the config declares is a name of that runtime's lane, not a
+// variant of its own.
 //
 // It does not read files or talk to gateways (package fleet and the gateway
 // client do), and it does not decide anything: placement is the solver's.
