@@ -17,11 +17,21 @@ func TestAPlanRoutesThroughAFederatedModelOnTheLaneItForwardsToAndNeverStopsIt(t
 		// proxy is the model q27 asks for; lane, when set, the lane the
 		// plan must route it through (empty: the lane may not fit).
 		proxy, lane string
+		// sources must all route through lane.
+		sources []string
 	}{
 		{
 			name:  "with the config's Spark memory the alias rides the 27B lane through the namespaced proxy",
 			args:  []string{"--config", fed023 + "config-namespaced.json", "--metrics", fed023 + "namespaced/metrics-01.json"},
 			proxy: "spark-node-03/qwen38-27b-nvfp4", lane: "qwen38-27b-nvfp4",
+			sources: []string{"q27", "model:spark-node-03/qwen38-27b-nvfp4"},
+		},
+		{
+			name:    "a gateway forwarding to itself asks for one lane by both names",
+			args:    []string{"--config", fed023 + "config-namespaced.json", "--metrics", fed023 + "self/metrics-03.json"},
+			proxy:   "spark-node-03/qwen38-27b-nvfp4",
+			lane:    "qwen38-27b-nvfp4",
+			sources: []string{"model:spark-node-03/qwen38-27b-nvfp4", "model:qwen38-27b-nvfp4"},
 		},
 		{
 			name:  "with the capture host's memory the 27B lane does not fit and nothing routes to it",
@@ -32,6 +42,7 @@ func TestAPlanRoutesThroughAFederatedModelOnTheLaneItForwardsToAndNeverStopsIt(t
 			name:  "with the config's Spark memory the alias rides the 27B lane through the merged-id proxy",
 			args:  []string{"--config", fed023 + "config-bare.json", "--metrics", fed023 + "bare/metrics-01.json"},
 			proxy: "qwen38-27b-nvfp4", lane: "qwen38-27b-nvfp4",
+			sources: []string{"q27", "model:qwen38-27b-nvfp4"},
 		},
 		{
 			name:  "with the capture host's memory the merged-id proxy's lane does not fit and nothing routes to it",
@@ -77,6 +88,20 @@ func TestAPlanRoutesThroughAFederatedModelOnTheLaneItForwardsToAndNeverStopsIt(t
 				}
 				if r.Source == "q27" && tc.lane != "" && (r.Model != tc.proxy || r.Variant != tc.lane) {
 					t.Errorf("q27 -> %s on %s, want %s on %s", r.Model, r.Variant, tc.proxy, tc.lane)
+				}
+			}
+			for _, src := range tc.sources {
+				found := false
+				for _, r := range doc.Routes {
+					if r.Source == src {
+						found = true
+						if r.Variant != tc.lane {
+							t.Errorf("%s routes through %q, want %s", src, r.Variant, tc.lane)
+						}
+					}
+				}
+				if !found {
+					t.Errorf("no route for %s", src)
 				}
 			}
 			for _, n := range doc.Nodes {
