@@ -135,7 +135,7 @@ func TestSparkFleet(t *testing.T) {
 		{"what runs now includes the stopped on-demand 27B and routes cognition to the pair", func() bool {
 			found := false
 			for _, l := range p.Current.Lanes {
-				if l.Variant == "qwen38-27b-nvfp4" && l.Residency == model.Auto && l.Status == "stopped" {
+				if l.Variant == "qwen38-27b-nvfp4" && l.Residency == model.Auto && l.Status == "stopped, loaded on demand" {
 					found = true
 				}
 			}
@@ -333,9 +333,9 @@ func TestLegacyAliasesAndRecentRequestsFromARealGateway(t *testing.T) {
 			t.Errorf("direct demand of the 27B = %v, want 3", m.DirectDemand)
 		}
 	}
-	// Config and metrics only: nothing says whether the pair runs or is
-	// cabled, so it is kept and the note names the missing evidence.
-	if !containsNote(c, "sparkqwen-pair spans spark-node-01+spark-node-02, which nothing shows linked (missing: no cluster.discovery.links entry") {
+	// Config and metrics only: the pair is declared, which is no evidence
+	// that its nodes are cabled, so the note names the missing link.
+	if !containsNote(c, "sparkqwen-pair spans spark-node-01+spark-node-02, but nothing shows them all linked (missing: no cluster.discovery.links entry") {
 		t.Errorf("the unproven pair is not noted: %q", c.Notes)
 	}
 }

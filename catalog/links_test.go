@@ -16,6 +16,7 @@ const (
 	discover  = "../lloom/testdata/lloom-0.2.3-cluster-discover/cluster.json"
 	pairLane  = "sparkqwen-pair"
 	pairNodes = "spark-node-01+spark-node-02"
+	stateDir  = "../lloom/testdata/lloom-gateway-0.2.3-runtime-state/"
 )
 
 // directConfig is the captured 0.2.3 config with the cluster block that
@@ -105,20 +106,32 @@ func TestLinksComeFromEverySourceOfEvidence(t *testing.T) {
 			link: "running lane " + pairLane, planned: true,
 		},
 		{
-			name: "a pair with no status and no evidence is kept, and the note names what is missing",
+			name: "a declared pair with no status is no evidence of a link, and the note names what is missing",
 			src: func(t *testing.T) fleet.Sources {
 				return fleet.Sources{Config: gw023 + "config.json"}
 			},
-			link:    "assumed: " + pairLane + " is configured there and not known to be stopped",
-			note:    pairLane + " spans " + pairNodes + ", which nothing shows linked (missing: no cluster.discovery.links entry joins them; cluster.topology is not \"direct\"; no node inventory",
-			planned: true,
+			note: pairLane + " spans " + pairNodes + ", but nothing shows them all linked (missing: no cluster.discovery.links entry joins them; cluster.topology is not \"direct\"; no node inventory (a gateway with ?inventory=1 or poolsolve serve reports fabric links); no status row shows the lane healthy on all of them",
+		},
+		{
+			name: "a pair whose upstream is gone, running but unhealthy on both nodes, is no evidence of a link",
+			src: func(t *testing.T) fleet.Sources {
+				return fleet.Sources{Config: gw023 + "config.json", Cluster: stateDir + "dead/cluster.json"}
+			},
+			note: pairLane + " spans " + pairNodes + ", but nothing shows them all linked",
+		},
+		{
+			name: "a pair the captured gateways show healthy on both nodes is a link",
+			src: func(t *testing.T) fleet.Sources {
+				return fleet.Sources{Config: gw023 + "config.json", Cluster: stateDir + "fresh/cluster.json"}
+			},
+			link: "running lane " + pairLane, planned: true,
 		},
 		{
 			name: "a stopped pair with no evidence is not linked, and the note names what is missing",
 			src: func(t *testing.T) fleet.Sources {
 				return fleet.Sources{Config: gw023 + "config.json", Cluster: stoppedCluster(t)}
 			},
-			note: pairLane + " spans " + pairNodes + ", but nothing shows them all linked (missing: no cluster.discovery.links entry joins them; cluster.topology is not \"direct\"; no node inventory (a gateway with ?inventory=1 or poolsolve serve reports fabric links); no status row shows the lane running on all of them)",
+			note: pairLane + " spans " + pairNodes + ", but nothing shows them all linked (missing: no cluster.discovery.links entry joins them; cluster.topology is not \"direct\"; no node inventory (a gateway with ?inventory=1 or poolsolve serve reports fabric links); no status row shows the lane healthy on all of them (a lane the config declares is no evidence))",
 		},
 		{
 			name: "a direct topology links even a stopped pair",

@@ -362,32 +362,22 @@ func sameFabricSubnet(x, y lloom.ClusterNode) bool {
 }
 
 // linkRunningLanes adds the links a multi-node lane shows by running: a
-// tensor-parallel lane cannot run across nodes that are not cabled to each
-// other. A lane whose status rows say it runs (healthy, or running or
-// external) on every one of its nodes is evidence. A lane that is not known
-// to be stopped but whose nodes give no status and no other evidence is kept
-// as it runs, with a note naming the evidence that is missing: stopping a
-// lane that serves for want of a link record is the wrong answer.
+// tensor-parallel lane cannot serve across nodes that are not cabled to
+// each other, so a lane whose rows show it healthy on every one of its
+// nodes is evidence. A lane the config only declares is not: a lane
+// with no other evidence cannot be planned there (noteUnlinked says
+// what is missing).
 func (b *builder) linkRunningLanes() {
 	for _, v := range b.pool.Variants {
 		if v.Kind == model.Recipe || len(v.Placements) != 1 {
 			continue
 		}
 		nodes := v.Placements[0].Nodes
-		if len(nodes) < 2 || b.linked(nodes) {
+		if len(nodes) < 2 || b.linked(nodes) || b.unreachableAmong(nodes) {
 			continue
 		}
-		if b.unreachableAmong(nodes) {
-			continue
-		}
-		if b.runsOnAll(v) {
+		if b.healthyOnAll(v) {
 			b.linkAll(nodes, "running lane "+v.ID)
-			continue
-		}
-		status := b.laneStatus(v)
-		if b.unknownStatus(v) && !stoppedStatus(status) {
-			b.linkAll(nodes, "assumed: "+v.ID+" is configured there and not known to be stopped")
-			b.note("%s spans %s, which nothing shows linked (missing: %s); it is kept where it is configured, since no node status says it is stopped", v.ID, joinNodes(nodes), b.missingEvidence(nodes))
 		}
 	}
 }
@@ -450,37 +440,16 @@ func (b *builder) laneRows(v model.Variant, n string) []lloom.RuntimeStatus {
 	return rows
 }
 
-// runsOnAll reports whether a status row on every node of the lane says
-// it serves: healthy, or running or external.
-func (b *builder) runsOnAll(v model.Variant) bool {
+// healthyOnAll reports whether a status row on every node of the lane
+// shows it healthy.
+func (b *builder) healthyOnAll(v model.Variant) bool {
 	for _, n := range v.Placements[0].Nodes {
-		ok := false
-		for _, row := range b.laneRows(v, n) {
-			if (row.Healthy != nil && *row.Healthy) || row.Status == "running" || row.Status == "external" {
-				ok = true
-			}
-		}
-		if !ok {
+		if !slices.ContainsFunc(b.laneRows(v, n), lloom.RuntimeStatus.ShowsHealthy) {
 			return false
 		}
 	}
 	return true
 }
-
-// unknownStatus reports whether no node of the lane has a status row for
-// it: nothing says whether it runs.
-func (b *builder) unknownStatus(v model.Variant) bool {
-	for _, n := range v.Placements[0].Nodes {
-		for _, row := range b.laneRows(v, n) {
-			if row.Status != "" || row.Healthy != nil {
-				return false
-			}
-		}
-	}
-	return true
-}
-
-func stoppedStatus(s string) bool { return s == "stopped" || s == "exited" || s == "missing" }
 
 // missingEvidence names each source of link evidence that says nothing
 // about nodes, for a note an operator can act on.
@@ -504,7 +473,7 @@ func (b *builder) missingEvidence(nodes []string) string {
 	} else {
 		out = append(out, "no node inventory (a gateway with ?inventory=1 or poolsolve serve reports fabric links)")
 	}
-	out = append(out, "no status row shows the lane running on all of them")
+	out = append(out, "no status row shows the lane healthy on all of them (a lane the config declares is no evidence)")
 	return strings.Join(out, "; ")
 }
 

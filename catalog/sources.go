@@ -616,27 +616,35 @@ func (b *builder) addProfilePins(name string) {
 	}
 }
 
-// buildCurrent records what runs now: every configured lane (a managed
-// auto lane counts: it is loaded on demand) unless its node status says an
-// unmanaged lane is down, and each alias's first available member.
+// buildCurrent records what runs now, as the node status rows read it
+// (laneReading): a lane counts as running when its gateways say it
+// serves, or when no row says anything (offline, the config is all there
+// is); a lane they say does not serve is kept apart, so that a plan
+// starts it and never stops it. Each alias's first available member.
 func (b *builder) buildCurrent() {
 	running := map[string]bool{}
 	for _, v := range b.pool.Variants {
 		if v.Kind == model.Recipe {
 			continue
 		}
-		status := b.laneStatus(v)
-		if b.unreachableAmong(v.Placements[0].Nodes) {
-			status = model.LaneUnknown
+		status, serves := b.laneReading(v)
+		if !serves && v.Kind == model.Managed && v.DefaultResidency == model.Auto && onDemand(status) {
+			// LLooM loads an auto lane on its first request: resting idle
+			// is how it runs.
+			status, serves = status+", loaded on demand", true
 		}
-		if v.Kind == model.Unmanaged && (status == "stopped" || status == "exited" || status == "missing") {
-			b.note("%s is %s now: not counted as running", v.ID, status)
+		if b.unreachableAmong(v.Placements[0].Nodes) {
+			status, serves = model.LaneUnknown, true
+		}
+		lane := model.CurrentLane{
+			Variant: v.ID, Nodes: append([]string(nil), v.Placements[0].Nodes...), Residency: v.DefaultResidency, Status: status,
+		}
+		if !serves {
+			b.pool.Current.NotRunning = append(b.pool.Current.NotRunning, lane)
 			continue
 		}
 		running[v.ID] = true
-		b.pool.Current.Lanes = append(b.pool.Current.Lanes, model.CurrentLane{
-			Variant: v.ID, Nodes: append([]string(nil), v.Placements[0].Nodes...), Residency: v.DefaultResidency, Status: status,
-		})
+		b.pool.Current.Lanes = append(b.pool.Current.Lanes, lane)
 	}
 	available := func(id string) bool {
 		for _, m := range b.pool.Models {
@@ -666,26 +674,51 @@ func (b *builder) buildCurrent() {
 	}
 }
 
-// laneStatus summarises the node status rows of a lane: the first row
-// found on its nodes, for the runtime or a member.
-func (b *builder) laneStatus(v model.Variant) string {
-	for _, n := range v.Placements[0].Nodes {
-		st := b.in.Nodes[n].Status
-		if st == nil {
-			continue
+// onDemand reports whether every node's reading is a resting managed
+// runtime (idle or stopped), not a failed or unhealthy one.
+func onDemand(status string) bool {
+	for _, part := range strings.Split(status, "; ") {
+		if _, read, ok := strings.Cut(part, ": "); ok {
+			part = read
 		}
-		for _, id := range []string{v.Runtime, strings.TrimPrefix(v.ID, "pool:")} {
-			if row, ok := st.RuntimeManager.Runtimes[id]; ok && row.Status != "" {
-				return row.Status
-			}
-		}
-		// The node's own runtimes, not every runtime of the pool:
-		// this runs once a lane.
-		for _, rid := range slices.Sorted(maps.Keys(st.RuntimeManager.Runtimes)) {
-			if row := st.RuntimeManager.Runtimes[rid]; b.variantOf[rid] == v.ID && row.Status != "" {
-				return row.Status
-			}
+		if part != "idle" && !strings.HasPrefix(part, "stopped") {
+			return false
 		}
 	}
-	return ""
+	return true
+}
+
+// laneReading reads a lane's node status rows as LLooM does
+// (lloom.RuntimeStatus.Serves): it serves when every node that reports a
+// row for it says so. The status says what was read, per node when the
+// nodes differ; a lane no node reports is model.LaneDeclared.
+func (b *builder) laneReading(v model.Variant) (status string, serves bool) {
+	serves = true
+	var per, reads []string
+	for _, n := range v.Placements[0].Nodes {
+		read, nodeServes := "", false
+		for _, row := range b.laneRows(v, n) {
+			if row.Status == "" && row.Healthy == nil {
+				continue
+			}
+			if read == "" || row.Serves() && !nodeServes {
+				read = row.Reading()
+			}
+			nodeServes = nodeServes || row.Serves()
+		}
+		if read != "" && !nodeServes {
+			serves = false
+		}
+		if read == "" {
+			continue
+		}
+		per, reads = append(per, n+": "+read), append(reads, read)
+	}
+	switch {
+	case len(per) == 0:
+		return model.LaneDeclared, true
+	case len(per) == len(v.Placements[0].Nodes) && len(slices.Compact(slices.Clone(reads))) == 1:
+		return reads[0], serves
+	}
+	return strings.Join(per, "; "), serves
 }

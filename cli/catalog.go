@@ -159,6 +159,12 @@ func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
 	for _, r := range p.Current.Routes {
 		fmt.Fprintf(w, "  %s -> %s\n", r.Alias, orDash(r.Primary))
 	}
+	if len(p.Current.NotRunning) > 0 {
+		fmt.Fprintf(w, "\nNot running now\n")
+		for _, l := range p.Current.NotRunning {
+			fmt.Fprintf(w, "  %s on %s (%s)\n", l.Variant, strings.Join(l.Nodes, "+"), l.Status)
+		}
+	}
 	if len(cat.Notes) > 0 {
 		fmt.Fprintf(w, "\nNotes\n")
 		for _, n := range cat.Notes {

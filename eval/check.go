@@ -81,6 +81,9 @@ func NewChecker(p *model.Pool) *Checker {
 		}
 	}
 	for _, l := range p.Links {
+		if !linkShown(p, l) {
+			continue
+		}
 		c.linked[[2]string{l.A, l.B}] = true
 		c.linked[[2]string{l.B, l.A}] = true
 	}
@@ -256,6 +259,27 @@ func nodeSet(nodes []string) string {
 		return "no node"
 	}
 	return strings.Join(nodes, "+")
+}
+
+// linkShown is eval's own reading of link evidence: a link taken from a
+// lane proves a cable only when what runs now shows that lane on both
+// nodes with a status a gateway reported and did not call unhealthy. A
+// lane the config only declares, or one assumed to run, proves nothing.
+func linkShown(p *model.Pool, l model.Link) bool {
+	if strings.HasPrefix(l.Source, "assumed") {
+		return false
+	}
+	lane, ok := strings.CutPrefix(l.Source, "running lane ")
+	if !ok {
+		return true
+	}
+	for _, cl := range p.Current.Lanes {
+		if cl.Variant == lane && slices.Contains(cl.Nodes, l.A) && slices.Contains(cl.Nodes, l.B) &&
+			cl.Status != "" && cl.Status != model.LaneDeclared && cl.Status != model.LaneUnknown && !strings.Contains(cl.Status, "unhealthy") {
+			return true
+		}
+	}
+	return false
 }
 
 func sameSet(a, b []string) bool {

@@ -303,3 +303,37 @@ func TestCheckRules(t *testing.T) {
 		})
 	}
 }
+
+func TestALinkTakenFromALaneHoldsOnlyWhenThatLaneIsSeenRunning(t *testing.T) {
+	tests := []struct {
+		name, source, status string
+		linked               bool
+	}{
+		{"a link from the config's discovery holds", "config discovery", model.LaneDeclared, true},
+		{"a lane a gateway shows healthy across the pair is a link", "running lane qwen-tp2", "external, healthy", true},
+		{"a lane the config only declares is no link", "running lane qwen-tp2", model.LaneDeclared, false},
+		{"a lane running but unhealthy is no link", "running lane qwen-tp2", "running, unhealthy", false},
+		{"a link assumed from a configured lane is no link", "assumed: qwen-tp2 is configured there and not known to be stopped", "external, healthy", false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := basePool()
+			for i := range p.Links {
+				p.Links[i].Source = tc.source
+			}
+			for i := range p.Current.Lanes {
+				p.Current.Lanes[i].Status = tc.status
+			}
+			rep := eval.Check(p, good())
+			broken := false
+			for _, v := range rep.Violations {
+				if v.Rule == eval.RuleEligibility && strings.Contains(v.Message, "spark-01 and spark-02 are not directly linked") {
+					broken = true
+				}
+			}
+			if broken == tc.linked {
+				t.Errorf("linked = %v, want %v; violations %+v", !broken, tc.linked, rep.Violations)
+			}
+		})
+	}
+}

@@ -32,5 +32,9 @@
 //     fills defaults); a non-positive LatencyUnitMs counts in milliseconds;
 //   - memory sums are exact on the decimals the figures are written as
 //     (fits.go): no tolerance, no float noise; a negative draw counts as
-//     zero, a draw that is not a finite number never fits.
+//     zero, a draw that is not a finite number never fits;
+//   - a link taken from a lane ("running lane X") holds only when the
+//     pool's current lanes show X on both nodes with a status a gateway
+//     reported and did not call unhealthy; a link "assumed" from a lane
+//     the config declares never holds.
 package eval

@@ -221,7 +221,7 @@ func TestADirectTopologyClusterKeepsItsRunningPair(t *testing.T) {
 	}
 	running := false
 	for _, cl := range c.Pool.Current.Lanes {
-		if cl.Variant == "sparkqwen-pair" && cl.Status == "external" {
+		if cl.Variant == "sparkqwen-pair" && cl.Status == "external, healthy" {
 			running = true
 		}
 	}

@@ -147,7 +147,7 @@ func FuzzParseMachineProfile(f *testing.F) {
 }
 
 func FuzzParseNodeStatus(f *testing.F) {
-	seed(f, "lloom-gateway-0.2.3")
+	seed(f, "lloom-gateway-0.2.3", "lloom-gateway-0.2.3-runtime-state/fresh", "lloom-gateway-0.2.3-runtime-state/dead")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		n, err := ParseNodeStatus(data, "fuzz.json")
 		checkErr(t, err)
@@ -160,16 +160,27 @@ func FuzzParseNodeStatus(f *testing.F) {
 		if n.Profile != nil {
 			MemoryDomains(*n.Profile)
 		}
+		readRows(*n)
 	})
 }
 
+// readRows reads every runtime row as the catalog does.
+func readRows(n NodeStatus) {
+	for _, row := range n.RuntimeManager.Runtimes {
+		_, _, _ = row.Serves(), row.ShowsHealthy(), row.Reading()
+	}
+}
+
 func FuzzParseClusterStatus(f *testing.F) {
-	seed(f, "lloom-gateway-0.2.3")
+	seed(f, "lloom-gateway-0.2.3", "lloom-gateway-0.2.3-runtime-state/fresh", "lloom-gateway-0.2.3-runtime-state/dead")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		c, err := ParseClusterStatus(data, "fuzz.json")
 		checkErr(t, err)
 		if err != nil {
 			return
+		}
+		for _, n := range c.Nodes {
+			readRows(n)
 		}
 		if _, err := MarshalRedacted(c); err != nil {
 			t.Fatalf("MarshalRedacted: %v", err)

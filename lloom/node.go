@@ -154,6 +154,56 @@ func (r RuntimeStatus) Loaded() bool {
 	return oneOf(r.Status, "running", "external", "starting", "draining", "stopping")
 }
 
+// Serves reports whether the row says the runtime serves now. A row
+// that reports health is believed: healthy serves; a process LLooM
+// launched that is not yet healthy ("starting", "warming") holds its
+// memory and is counted too. "running" or "external" with healthy false
+// does not serve: 0.2.3 keeps "running" from the last start of an
+// external runtime whose upstream has since gone, and answers 500. A row
+// without a health field (an older gateway, an agent) is taken at its
+// status word.
+func (r RuntimeStatus) Serves() bool {
+	switch {
+	case r.Healthy != nil && *r.Healthy:
+		return true
+	case oneOf(r.Status, "starting", "warming"):
+		return true
+	case r.Healthy == nil:
+		return oneOf(r.Status, "running", "external")
+	}
+	return false
+}
+
+// ShowsHealthy reports whether the row shows the runtime up and passing
+// its health check, the only reading that proves a multi-node lane's
+// nodes can reach each other.
+func (r RuntimeStatus) ShowsHealthy() bool {
+	if r.Healthy != nil {
+		return *r.Healthy
+	}
+	return oneOf(r.Status, "running", "external")
+}
+
+// Reading is the row's status as an operator reads it: the status word
+// and, when the row reports it, the health ("running, unhealthy").
+func (r RuntimeStatus) Reading() string {
+	health := ""
+	if r.Healthy != nil {
+		health = "unhealthy"
+		if *r.Healthy {
+			health = "healthy"
+		}
+	}
+	switch {
+	case r.Status == "":
+		return health
+	case health == "" || health == "unhealthy" && oneOf(r.Status, "idle", "stopped", "exited", "missing", "failed"):
+		// These are never healthy: "idle, unhealthy" says nothing more.
+		return r.Status
+	}
+	return r.Status + ", " + health
+}
+
 // MemoryUsage is a runtime's measured memory (`?memoryUsage=1`).
 type MemoryUsage struct {
 	ResidentBytes    *int64   `json:"residentBytes,omitempty"`

@@ -191,3 +191,58 @@ func TestParseClusterStatusReadsUnreachableNodes(t *testing.T) {
 		t.Errorf("error %v is not a *GatewayError", err)
 	}
 }
+
+// The runtime-state captures: the same three gateways read fresh, after
+// serving, with the pair's upstream gone and a managed runtime failing its
+// health check, and restarted with the upstream still gone.
+const runtimeState = "testdata/lloom-gateway-0.2.3-runtime-state/"
+
+func TestARuntimeRowServesOnlyWhenItsGatewayReadsItHealthyOrStarting(t *testing.T) {
+	tests := []struct {
+		name, state, node, runtime string
+		reading                    string
+		serves, healthy            bool
+	}{
+		{"an external runtime whose health check passes serves", "fresh", "spark-node-01", "sparkqwen-pair-head", "external, healthy", true, true},
+		{"an external runtime with no health check is idle, and 0.2.3 refuses its requests", "served", "spark-node-03", "qwen3-embedding-4b", "idle", false, false},
+		{"a managed runtime nothing asked for is idle", "fresh", "spark-node-02", "gemma-3-12b", "idle", false, false},
+		{"a managed runtime started by a request serves", "served", "spark-node-02", "gemma-3-12b", "running, healthy", true, true},
+		{"a served external runtime whose upstream is gone stays running but unhealthy, and does not serve", "dead", "spark-node-02", "sparkqwen-pair-worker", "running, unhealthy", false, false},
+		{"a managed process failing its health check is starting: it holds its memory", "dead", "spark-node-02", "gemma-3-12b", "starting, unhealthy", true, false},
+		{"after a restart a runtime whose upstream is gone is idle", "dead-restarted", "spark-node-01", "sparkqwen-pair-head", "idle", false, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := LoadClusterStatus(runtimeState + tc.state + "/cluster.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			row, ok := c.Nodes[tc.node].RuntimeManager.Runtimes[tc.runtime]
+			if !ok {
+				t.Fatalf("no row %s on %s", tc.runtime, tc.node)
+			}
+			check(t, "reading", row.Reading(), tc.reading)
+			check(t, "serves", row.Serves(), tc.serves)
+			check(t, "shows healthy", row.ShowsHealthy(), tc.healthy)
+		})
+	}
+}
+
+func TestARowWithoutHealthIsTakenAtItsStatusWord(t *testing.T) {
+	tests := []struct {
+		name   string
+		row    RuntimeStatus
+		serves bool
+		read   string
+	}{
+		{"running with no health field serves", RuntimeStatus{Status: "running"}, true, "running"},
+		{"stopped with no health field does not", RuntimeStatus{Status: "stopped"}, false, "stopped"},
+		{"a row with health and no status word is read by its health", RuntimeStatus{Healthy: new(bool)}, false, "unhealthy"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			check(t, "serves", tc.row.Serves(), tc.serves)
+			check(t, "reading", tc.row.Reading(), tc.read)
+		})
+	}
+}

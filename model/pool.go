@@ -295,6 +295,10 @@ type Pin struct {
 type Current struct {
 	Lanes  []CurrentLane  `json:"lanes"`
 	Routes []CurrentRoute `json:"routes"`
+	// NotRunning are configured lanes whose gateways say they do not
+	// serve (idle, stopped, unhealthy): a plan that keeps one starts it,
+	// and none is stopped.
+	NotRunning []CurrentLane `json:"notRunning,omitempty"`
 }
 
 // CurrentLane is a variant running now.
@@ -302,9 +306,16 @@ type CurrentLane struct {
 	Variant   string    `json:"variant"`
 	Nodes     []string  `json:"nodes"`
 	Residency Residency `json:"residency"`
-	// Status is the node status row's, or LaneUnknown.
+	// Status is what the node status rows say ("external, healthy",
+	// "running, unhealthy"), LaneDeclared when no row says anything, or
+	// LaneUnknown.
 	Status string `json:"status,omitempty"`
 }
+
+// LaneDeclared is the status of a lane only the config shows: no node
+// status row says whether it runs, so it counts as running, as the
+// config declares, but proves nothing about the nodes it spans.
+const LaneDeclared = "declared"
 
 // LaneUnknown is the status of a lane on a node that could not be asked:
 // whether it runs is not known, so a plan neither stops it nor asks the

@@ -59,6 +59,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	pl.Routes = b.routes()
 	pl.Changes = b.diff()
 	pl.Unknown = b.unknown
+	pl.Now = b.now()
 	pl.Summary = summarize(pl.Changes)
 	pl.Notes = append(pl.Notes, b.notes...)
 	return pl

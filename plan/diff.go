@@ -70,8 +70,12 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 			if !act {
 				kind = ManualStart
 			}
+			why := b.whyStart(l)
+			if st := b.notRunning(v.ID, l.nodes); st != "" {
+				why = "not running now (" + st + "); " + why
+			}
 			out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
-				Residency: l.res, Reason: b.whyStart(l)})
+				Residency: l.res, Reason: why})
 		default:
 			moved = 0
 			out = append(out, Change{Kind: Move, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
@@ -89,6 +93,34 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 		out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: sortedCopy(c.Nodes),
 			Residency: c.Residency, Reason: b.whyStop(v, c)})
 	}
+	return out
+}
+
+// notRunning is the status read for a configured lane on nodes that its
+// gateways say does not serve, "" when there is none.
+func (b *builder) notRunning(variant string, nodes []string) string {
+	for _, c := range b.p.Current.NotRunning {
+		if c.Variant == variant && sameSet(c.Nodes, nodes) {
+			return c.Status
+		}
+	}
+	return ""
+}
+
+// now lists every configured lane with the status read for it.
+func (b *builder) now() []NowLane {
+	var out []NowLane
+	add := func(cs []model.CurrentLane, running bool) {
+		for _, c := range cs {
+			out = append(out, NowLane{Variant: c.Variant, Nodes: sortedCopy(c.Nodes), Status: scrub(c.Status),
+				Running: running && c.Status != model.LaneUnknown})
+		}
+	}
+	add(b.p.Current.Lanes, true)
+	add(b.p.Current.NotRunning, false)
+	slices.SortStableFunc(out, func(x, y NowLane) int {
+		return cmp.Or(strings.Compare(x.Variant, y.Variant), strings.Compare(key(x.Nodes), key(y.Nodes)))
+	})
 	return out
 }
 

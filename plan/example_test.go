@@ -49,6 +49,9 @@ func ExampleWriteText() {
 	//   source   demand  served by  first token  SLO  lane
 	//   chat    500 req  qwen            600 ms       qwen-mlx
 	//
+	// Now (as the gateways report it)
+	//   qwen-mlx  mac-01  runs  read: running
+	//
 	// Objective (each level minimised before the next)
 	//   1 coverage             0  uncovered sources       proved optimal
 	//   2 external-fallback    0  aliases external first  proved optimal

@@ -53,7 +53,20 @@ type Plan struct {
 	// Unknown are lanes configured on a node that could not be asked:
 	// whether they run is unknown, so no change stops them.
 	Unknown []UnknownLane `json:"unknown,omitempty"`
-	Notes   []string      `json:"notes,omitempty"`
+	// Now is every configured lane with the status the plan read for it
+	// and whether it counts as running; by variant.
+	Now   []NowLane `json:"now,omitempty"`
+	Notes []string  `json:"notes,omitempty"`
+}
+
+// NowLane is a configured lane as the plan read it: the status its
+// gateways report ("external, healthy", "running, unhealthy", "idle"),
+// "declared" when none says anything, and whether it counts as running.
+type NowLane struct {
+	Variant string   `json:"variant"`
+	Nodes   []string `json:"nodes"`
+	Status  string   `json:"status"`
+	Running bool     `json:"running"`
 }
 
 // HasChanges reports whether the plan changes anything that runs now. An

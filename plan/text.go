@@ -71,6 +71,7 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 	if !opts.ChangesOnly {
 		t.nodes(p.Nodes)
 		t.routes(p.Routes)
+		t.now(p.Now)
 		t.levels(p.Levels)
 		t.explanations("Explanations", p.Explanations)
 		t.list("Notes", p.Notes)
@@ -486,6 +487,25 @@ func (t *textWriter) routes(rs []Route) {
 		}
 		slo, color := sloText(r)
 		rows = append(rows, []cell{{text: r.Source}, demand, {text: r.Model}, {text: msText(r.FirstTokenMs), right: true}, {text: slo, color: color}, {text: on}})
+	}
+	t.table("  ", rows)
+}
+
+// now shows the status read for each configured lane, once a gateway
+// said anything: with the config alone every lane is declared, and the
+// section would only repeat the nodes.
+func (t *textWriter) now(ls []NowLane) {
+	if !slices.ContainsFunc(ls, func(l NowLane) bool { return l.Status != model.LaneDeclared }) {
+		return
+	}
+	t.heading("Now (as the gateways report it)")
+	var rows [][]cell
+	for _, l := range ls {
+		runs, color := "runs", ""
+		if !l.Running {
+			runs, color = "not running", ansiYellow
+		}
+		rows = append(rows, []cell{{text: l.Variant}, {text: strings.Join(l.Nodes, "+")}, {text: runs, color: color}, {text: "read: " + l.Status}})
 	}
 	t.table("  ", rows)
 }
