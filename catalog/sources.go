@@ -626,8 +626,8 @@ func (b *builder) buildCurrent() {
 			continue
 		}
 		status := b.laneStatus(v)
-		if b.unreachableAmong(v.Placements[0].Nodes) {
-			status = model.LaneUnknown
+		if node, why, ok := b.unreachableAmong(v.Placements[0].Nodes); ok {
+			status = model.UnknownLane(node, why)
 		}
 		if v.Kind == model.Unmanaged && (status == "stopped" || status == "exited" || status == "missing") {
 			b.note("%s is %s now: not counted as running", v.ID, status)
