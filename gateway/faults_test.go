@@ -185,6 +185,12 @@ func TestOneHungOrDeadNodeNeverFailsTheFetch(t *testing.T) {
 			if fl.Nodes["spark-node-01"].Metrics == nil {
 				t.Error("the gateway's own metrics were not read")
 			}
+			// A healthy peer's metrics are read as soon as its status is,
+			// not once the hung node's budget (which began with its own) is
+			// over.
+			if n := fl.Nodes["spark-node-03"]; n.Unreachable == "" && n.Metrics == nil {
+				t.Errorf("spark-node-03's metrics were not read: %q", fl.Problems)
+			}
 			for _, p := range fl.Problems {
 				if strings.Contains(p, "aborted") || strings.Contains(p, "fetch failed") {
 					t.Errorf("problem %q quotes LLooM's words, not poolsolve's", p)

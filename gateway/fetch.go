@@ -137,6 +137,8 @@ type fetcher struct {
 	mu       sync.Mutex // guards fleet.Problems and nodeDeadline
 	// nodeDeadline is each node's one budget, set by its first request.
 	nodeDeadline map[string]time.Time
+	// early are the nodes asked directly, by id.
+	early map[string]directRead
 }
 
 // budget is the deadline of a request about node id (the gateway's own
@@ -168,7 +170,7 @@ func (f *fetcher) problem(format string, args ...any) {
 // for the fetch holds a LLooM leader's answer back too (0.2.3 waits up to
 // 5 s for each peer, all at once), so waiting on would spend the budget
 // the nodes already answered in.
-var errGaveUp = errors.New("no answer by the time every node had been asked directly, one of which did not answer either (the gateway waits for such a node before it answers)")
+var errGaveUp = errors.New("not waited for past the nodes' own budgets: a node that did not answer holds it back (LLooM 0.2.3 waits up to 5s for such a peer)")
 
 // directRead is one node's status asked at its own endpoint.
 type directRead struct {
@@ -176,6 +178,20 @@ type directRead struct {
 	err error
 	// hung is a node that did not answer within its budget.
 	hung bool
+	// What the node's endpoint answered next, right after its status and
+	// within the same budget, so that a node need not wait for the
+	// others: its metrics, and its machine profile when the status has
+	// neither inventory nor profile (asked is false when it was not).
+	metrics early[*lloom.Metrics]
+	profile early[*lloom.MachineProfile]
+}
+
+// early is an answer read along with a node's status.
+type early[T any] struct {
+	asked bool
+	raw   json.RawMessage
+	v     T
+	err   error
 }
 
 // statuses reads every node's status: the gateway's cluster answer and,
@@ -223,6 +239,7 @@ func (f *fetcher) statuses(ctx context.Context) error {
 	for i, id := range ids {
 		byID[id] = direct[i]
 	}
+	f.early = byID
 
 	reported, broken, err := f.gatewayAnswer(ctx, cl.body, cl.err)
 	if err != nil {
@@ -567,7 +584,18 @@ func (f *fetcher) askNode(ctx context.Context, id string) directRead {
 	if err != nil {
 		return directRead{err: fmt.Errorf("asked directly: %w", parseProblem("node status", err))}
 	}
-	return directRead{st: st}
+	d := directRead{st: st}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		d.metrics.asked = true
+		d.metrics.raw, d.metrics.v, d.metrics.err = f.metricsAt(ctx, id, base)
+	})
+	if len(st.Inventory) == 0 && st.Profile == nil {
+		d.profile.asked = true
+		d.profile.v, d.profile.raw, d.profile.err = f.profileAt(ctx, id, base)
+	}
+	wg.Wait()
+	return d
 }
 
 // endpoint is node id's base URL from the config.
@@ -619,21 +647,37 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 		}
 		base = u
 	}
-	deadline, budget := f.budget(n.ID)
-	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), deadline, budget)
+	var p *lloom.MachineProfile
+	var raw json.RawMessage
+	var err error
+	if d := f.early[n.ID]; d.profile.asked {
+		p, raw, err = d.profile.v, d.profile.raw, d.profile.err
+	} else {
+		p, raw, err = f.profileAt(ctx, n.ID, base)
+	}
 	if err != nil {
 		return err
 	}
+	n.Profile, n.profileRaw = p, raw
+	return nil
+}
+
+// profileAt asks base for node id's machine profile, redacted.
+func (f *fetcher) profileAt(ctx context.Context, id string, base *url.URL) (*lloom.MachineProfile, json.RawMessage, error) {
+	deadline, budget := f.budget(id)
+	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), deadline, budget)
+	if err != nil {
+		return nil, nil, err
+	}
 	p, err := lloom.ParseMachineProfile(body, "/gateway/profile")
 	if err != nil {
-		return parseProblem("machine profile", err)
+		return nil, nil, parseProblem("machine profile", err)
 	}
 	raw, err := lloom.RedactJSON(body)
 	if err != nil {
-		return parseProblem("machine profile", err)
+		return nil, nil, parseProblem("machine profile", err)
 	}
-	n.Profile, n.profileRaw = p, raw
-	return nil
+	return p, raw, nil
 }
 
 // metrics reads /gateway/metrics of every reachable node in parallel: the
@@ -641,10 +685,6 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 // that gives none is left out of demand, with a problem line; without any,
 // demand is zero, which the catalog notes.
 func (f *fetcher) metrics(ctx context.Context) {
-	q := ""
-	if p := f.o.MetricsPeriod; p != "" && p != "all" {
-		q = "period=" + url.QueryEscape(p)
-	}
 	var ids []string
 	for _, id := range slices.Sorted(maps.Keys(f.fleet.Nodes)) {
 		if f.fleet.Nodes[id].Unreachable == "" {
@@ -655,7 +695,11 @@ func (f *fetcher) metrics(ctx context.Context) {
 	raws := make([]json.RawMessage, len(ids))
 	parsed := make([]*lloom.Metrics, len(ids))
 	f.parallel(ctx, len(ids), func(i int) {
-		raws[i], parsed[i], errs[i] = f.askMetrics(ctx, ids[i], q)
+		if d := f.early[ids[i]]; d.metrics.asked {
+			raws[i], parsed[i], errs[i] = d.metrics.raw, d.metrics.v, d.metrics.err
+			return
+		}
+		raws[i], parsed[i], errs[i] = f.askMetrics(ctx, ids[i])
 	})
 	got := 0
 	for i, id := range ids {
@@ -674,7 +718,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 // askMetrics returns node id's metrics answer redacted, and parsed from
 // the redacted text. The answer as received is not kept past its
 // redaction: an answer can be tens of megabytes.
-func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage, *lloom.Metrics, error) {
+func (f *fetcher) askMetrics(ctx context.Context, id string) (json.RawMessage, *lloom.Metrics, error) {
 	base := f.base
 	if id != f.local {
 		if f.o.Config == nil {
@@ -685,6 +729,15 @@ func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage
 			return nil, nil, errors.New("the config gives no usable endpoint")
 		}
 		base = u
+	}
+	return f.metricsAt(ctx, id, base)
+}
+
+// metricsAt asks base for node id's metrics, within the node's budget.
+func (f *fetcher) metricsAt(ctx context.Context, id string, base *url.URL) (json.RawMessage, *lloom.Metrics, error) {
+	q := ""
+	if p := f.o.MetricsPeriod; p != "" && p != "all" {
+		q = "period=" + url.QueryEscape(p)
 	}
 	deadline, budget := f.budget(id)
 	body, err := f.c.get(ctx, route(base, "/gateway/metrics", q), deadline, budget)
