@@ -99,11 +99,7 @@ func (b *builder) buildNodes() {
 		case b.opts.Unreachable[id] != "":
 			n.Unavailable = "unreachable: " + b.opts.Unreachable[id]
 		case f.status != nil && !f.status.Reachable && f.status.Telemetry == nil:
-			reason := string(f.status.Error)
-			if reason == "" {
-				reason = "gateway reports it unreachable"
-			}
-			n.Unavailable = "unreachable: " + reason
+			n.Unavailable = "unreachable: " + lloom.PeerError(string(f.status.Error))
 		}
 		if inv := f.inventory; inv != nil {
 			n.Commands = sortedUniq(inv.Commands)
@@ -373,7 +369,10 @@ func (b *builder) linkRunningLanes() {
 			continue
 		}
 		nodes := v.Placements[0].Nodes
-		if len(nodes) < 2 || b.linked(nodes) || b.unreachableAmong(nodes) {
+		if len(nodes) < 2 || b.linked(nodes) {
+			continue
+		}
+		if _, _, ok := b.unreachableAmong(nodes); ok {
 			continue
 		}
 		if b.healthyOnAll(v) {
@@ -405,16 +404,18 @@ func (b *builder) linkAll(nodes []string, source string) {
 	}
 }
 
-func (b *builder) unreachableAmong(nodes []string) bool {
+// unreachableAmong returns the first of nodes that could not be read, and
+// why.
+func (b *builder) unreachableAmong(nodes []string) (string, string, bool) {
 	for _, n := range nodes {
-		if _, ok := b.opts.Unreachable[n]; ok {
-			return true
+		if why, ok := b.opts.Unreachable[n]; ok {
+			return n, why, true
 		}
 		if st := b.in.Nodes[n].Status; st != nil && !st.Reachable && st.Telemetry == nil {
-			return true
+			return n, lloom.PeerError(string(st.Error)), true
 		}
 	}
-	return false
+	return "", "", false
 }
 
 // laneRows are the status rows of a lane on node n: the runtime's own and

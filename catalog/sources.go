@@ -633,8 +633,8 @@ func (b *builder) buildCurrent() {
 			// is how it runs.
 			status, serves = status+", loaded on demand", true
 		}
-		if b.unreachableAmong(v.Placements[0].Nodes) {
-			status, serves = model.LaneUnknown, true
+		if node, why, ok := b.unreachableAmong(v.Placements[0].Nodes); ok {
+			status, serves = model.UnknownLane(node, why), true
 		}
 		lane := model.CurrentLane{
 			Variant: v.ID, Nodes: append([]string(nil), v.Placements[0].Nodes...), Residency: v.DefaultResidency, Status: status,

@@ -70,6 +70,11 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 		opts.MetricsPeriod = base.Policy.Demand.Period
 	}
 	opts.Timeout = c.Duration("gateway-timeout")
+	if !c.IsSet("gateway-timeout") && lookupFlag(c, "time-limit") != nil {
+		// A node that hangs costs half the budget (gateway.Options): at
+		// four fifths of the time limit, the search keeps more than half.
+		opts.Timeout = min(opts.Timeout, limitOf(c, base)*4/5)
+	}
 	fl, err := gateway.Fetch(c.Context, opts)
 	if err != nil {
 		code := ExitFailure

@@ -138,6 +138,10 @@ func runPlan(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: the time limit %s from process start is too short for this pool: reading the inputs and building the pool took %s; the plan is the greedy start, not searched\n",
 			limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
 		fallbacks = append(fallbacks, "the time limit ran out while the inputs were read and the pool built: this is the greedy start, not searched")
+	} else if read := built.Sub(started(c)); read > limitOf(c, in)/2 {
+		// Rounded, so that the line moves only when the split does.
+		fallbacks = append(fallbacks, fmt.Sprintf("reading the inputs and building the pool took %s of the %s time limit, more than half: the search had %s",
+			read.Round(100*time.Millisecond), limitOf(c, in), opts.TimeLimit.Round(100*time.Millisecond)))
 	}
 	progress, done := progressWriter(c)
 	opts.Progress = progress

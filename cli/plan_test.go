@@ -184,8 +184,8 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 	// Whether the pair still runs is unknown: no stop is asked for, and
 	// the plan says so.
 	checkStandalone(t, doc, "")
-	if len(doc.Unknown) != 1 || doc.Unknown[0].Variant != "sparkqwen-pair" || doc.Unknown[0].Status != "unknown (node unreachable)" {
-		t.Errorf("unknown lanes = %+v, want the pair as unknown (node unreachable)", doc.Unknown)
+	if len(doc.Unknown) != 1 || doc.Unknown[0].Variant != "sparkqwen-pair" || doc.Unknown[0].Status != "unknown (not read: spark-node-01: connect timeout after 3000 ms)" {
+		t.Errorf("unknown lanes = %+v, want the pair as not read, naming spark-node-01 and why", doc.Unknown)
 	}
 	for _, n := range doc.Nodes {
 		if n.ID != "spark-node-03" && !strings.HasPrefix(n.Unavailable, "unreachable: connect timeout") {

@@ -38,7 +38,10 @@ type Options struct {
 	Timeout time.Duration
 	// NodeTimeout is one node's budget: every request about that node
 	// (its status asked directly, its profile, its metrics) ends within
-	// NodeTimeout of the first, and by Timeout overall; default Timeout.
+	// NodeTimeout of the first, and by Timeout overall; default half of
+	// Timeout. A node that hangs ends the wait for the gateway's cluster
+	// answer, which a LLooM leader holds back for that node too, so the
+	// fetch takes about NodeTimeout, not Timeout.
 	NodeTimeout time.Duration
 	// RetryBackoff is how long a refused connection waits before its one
 	// retry; default 250ms.
@@ -98,7 +101,7 @@ func (o Options) withDefaults() (Options, *url.URL, error) {
 		o.Timeout = DefaultTimeout
 	}
 	if o.NodeTimeout <= 0 {
-		o.NodeTimeout = o.Timeout
+		o.NodeTimeout = o.Timeout / 2
 	}
 	if o.RetryBackoff <= 0 {
 		o.RetryBackoff = DefaultRetryBackoff

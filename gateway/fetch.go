@@ -114,10 +114,9 @@ func Fetch(ctx context.Context, opts Options) (*Fleet, error) {
 	ctx, cancel := context.WithDeadline(ctx, f.deadline)
 	defer cancel()
 	f.fleet = &Fleet{Source: "gateway " + base.String(), Nodes: map[string]*Node{}}
-	if err := f.main(ctx); err != nil {
+	if err := f.statuses(ctx); err != nil {
 		return nil, err
 	}
-	f.direct(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() { f.metrics(ctx) })
 	f.profiles(ctx)
@@ -138,6 +137,8 @@ type fetcher struct {
 	mu       sync.Mutex // guards fleet.Problems and nodeDeadline
 	// nodeDeadline is each node's one budget, set by its first request.
 	nodeDeadline map[string]time.Time
+	// early are the nodes asked directly, by id.
+	early map[string]directRead
 }
 
 // budget is the deadline of a request about node id (the gateway's own
@@ -165,10 +166,138 @@ func (f *fetcher) problem(format string, args ...any) {
 	f.fleet.Problems = append(f.fleet.Problems, fmt.Sprintf(format, args...))
 }
 
-// main asks the gateway for the cluster, else for its own node.
-func (f *fetcher) main(ctx context.Context) error {
+// errGaveUp is a cluster answer no longer waited for: a node that hung
+// for the fetch holds a LLooM leader's answer back too (0.2.3 waits up to
+// 5 s for each peer, all at once), so waiting on would spend the budget
+// the nodes already answered in.
+var errGaveUp = errors.New("not waited for past the nodes' own budgets: a node that did not answer holds it back (LLooM 0.2.3 waits up to 5s for such a peer)")
+
+// directRead is one node's status asked at its own endpoint.
+type directRead struct {
+	st  *lloom.NodeStatus
+	err error
+	// hung is a node that did not answer within its budget.
+	hung bool
+	// What the node's endpoint answered next, right after its status and
+	// within the same budget, so that a node need not wait for the
+	// others: its metrics, and its machine profile when the status has
+	// neither inventory nor profile (asked is false when it was not).
+	metrics early[*lloom.Metrics]
+	profile early[*lloom.MachineProfile]
+}
+
+// early is an answer read along with a node's status.
+type early[T any] struct {
+	asked bool
+	raw   json.RawMessage
+	v     T
+	err   error
+}
+
+// statuses reads every node's status: the gateway's cluster answer and,
+// at the same time, each node the config gives an endpoint for, directly,
+// within its own budget. A node the gateway cannot vouch for is planned
+// from its own answer, and one that answers neither is unreachable with
+// its own reason: one hung or dead node never fails the fetch.
+func (f *fetcher) statuses(ctx context.Context) error {
+	var ids []string
+	if f.o.Config != nil {
+		ids = slices.Sorted(maps.Keys(f.o.Config.Cluster.Nodes))
+	}
+	type answer struct {
+		body []byte
+		err  error
+	}
+	cctx, giveUp := context.WithCancel(ctx)
+	defer giveUp()
+	clusterCh := make(chan answer, 1)
+	go func() {
+		body, err := f.c.get(cctx, route(f.base, "/gateway/cluster", "inventory=1"), f.deadline, f.o.Timeout)
+		clusterCh <- answer{body, err}
+	}()
+	direct := make([]directRead, len(ids))
+	directDone := make(chan struct{})
+	go func() {
+		defer close(directDone)
+		f.parallel(ctx, len(ids), func(i int) { direct[i] = f.askNode(ctx, ids[i]) })
+	}()
+	var cl answer
+	for waiting, done := true, directDone; waiting; {
+		select {
+		case cl = <-clusterCh:
+			waiting = false
+		case <-done:
+			done = nil
+			if slices.ContainsFunc(direct, func(d directRead) bool { return d.hung }) {
+				giveUp()
+				cl, waiting = answer{err: errGaveUp}, false
+			}
+		}
+	}
+	<-directDone // each ends within its node's budget
+	byID := make(map[string]directRead, len(ids))
+	for i, id := range ids {
+		byID[id] = direct[i]
+	}
+	f.early = byID
+
+	reported, broken, err := f.gatewayAnswer(ctx, cl.body, cl.err)
+	if err != nil {
+		return err
+	}
+	gaveUp := errors.Is(cl.err, errGaveUp)
+	all := slices.Collect(maps.Keys(reported))
+	all = append(all, slices.Collect(maps.Keys(broken))...)
+	all = append(all, ids...)
+	slices.Sort(all)
+	for _, id := range slices.Compact(all) {
+		rep, inRep := reported[id]
+		d, asked := byID[id]
+		switch {
+		case inRep && (rep.Reachable || rep.Telemetry != nil):
+			// A 0.2.3 leader reads a peer's /gateway/node without
+			// ?inventory=1: the node's own answer adds what it has.
+			if asked && d.err == nil && len(rep.Inventory) == 0 && len(d.st.Inventory) > 0 && (d.st.ID == "" || d.st.ID == id) {
+				cp := *rep
+				cp.Inventory = d.st.Inventory
+				rep = &cp
+			}
+			f.accept(id, rep, f.fleet.Mode)
+		case asked && d.err == nil:
+			d.st.Reachable = true // it answered
+			f.accept(id, d.st, FromDirect)
+		case inRep && (!asked || errors.Is(d.err, errNoEndpoint)):
+			f.accept(id, rep, f.fleet.Mode)
+		case !validID(id):
+			f.problem("%s answered a node with an unusable id (%q); it is left out", f.fleet.Mode, clip(id))
+		case broken[id] != "" && (!asked || errors.Is(d.err, errNoEndpoint)):
+			n := &Node{ID: id, From: f.fleet.Mode}
+			n.unreachable(broken[id])
+			f.fleet.Nodes[id] = n
+		default:
+			why := d.err.Error()
+			switch {
+			case inRep:
+				why += "; " + lloom.PeerError(clip(lloom.RedactText(string(rep.Error))))
+			case broken[id] != "":
+				why += "; " + broken[id]
+			case !gaveUp:
+				why = "not in the gateway's answer, and " + why
+			}
+			n := &Node{ID: id, From: FromDirect}
+			n.unreachable(why)
+			f.fleet.Nodes[id] = n
+		}
+	}
+	return nil
+}
+
+// gatewayAnswer reads the gateway's cluster answer (body, or err when it
+// gave none), else asks for its own node. It sets the fleet's mode and
+// the gateway's own node, and fails only when the gateway refuses the key
+// or answers neither usably.
+func (f *fetcher) gatewayAnswer(ctx context.Context, body []byte, err error) (map[string]*lloom.NodeStatus, map[string]string, error) {
 	name := f.fleet.Source
-	body, err := f.c.get(ctx, route(f.base, "/gateway/cluster", "inventory=1"), f.deadline, f.o.Timeout)
 	var clusterErr error
 	if err == nil {
 		cs, broken, perr := readCluster(body)
@@ -178,29 +307,21 @@ func (f *fetcher) main(ctx context.Context) error {
 		case cs.Enabled && len(cs.Nodes)+len(broken) > 0:
 			f.fleet.Mode = FromCluster
 			f.local = cs.NodeID
+			reported := map[string]*lloom.NodeStatus{}
 			for _, id := range slices.Sorted(maps.Keys(cs.Nodes)) {
 				st := cs.Nodes[id]
 				if st.Local && f.local == "" {
 					f.local = id
 				}
-				f.accept(id, &st, FromCluster)
+				reported[id] = &st
 			}
-			for id, why := range broken {
-				if !validID(id) {
-					f.problem("%s answered a node with an unusable id (%q); it is left out", FromCluster, clip(id))
-					continue
-				}
-				n := &Node{ID: id, From: FromCluster}
-				n.unreachable(why)
-				f.fleet.Nodes[id] = n
-			}
-			return nil
+			return reported, broken, nil
 		}
 	} else {
 		var he *HTTPError
 		switch {
 		case errors.Is(err, ErrUnauthorized):
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		case errors.As(err, &he) && (he.Code == http.StatusNotFound || he.Code == http.StatusMethodNotAllowed):
 			// Not a cluster gateway: its node answers for it.
 		default:
@@ -211,35 +332,34 @@ func (f *fetcher) main(ctx context.Context) error {
 	body, err = f.c.get(ctx, route(f.base, "/gateway/node", "inventory=1"), f.deadline, f.o.Timeout)
 	if err != nil {
 		if errors.Is(err, ErrUnauthorized) {
-			return fmt.Errorf("%s: %w", name, err)
+			return nil, nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if clusterErr != nil {
-			return fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
+			return nil, nil, fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
 		}
-		return fmt.Errorf("%s: /gateway/node: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: /gateway/node: %w", name, err)
 	}
 	st, err := lloom.ParseNodeStatus(body, "/gateway/node")
 	if err != nil {
 		err = parseProblem("node status", err)
 		if clusterErr != nil {
-			return fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
+			return nil, nil, fmt.Errorf("%s: /gateway/cluster: %w; /gateway/node: %w", name, clusterErr, err)
 		}
-		return fmt.Errorf("%s: /gateway/node: %w", name, err)
+		return nil, nil, fmt.Errorf("%s: /gateway/node: %w", name, err)
 	}
 	if clusterErr != nil {
-		f.problem("/gateway/cluster: %v; read the gateway's own node instead", clusterErr)
+		f.problem("/gateway/cluster: %v; read the gateway's own node, and every other node directly, instead", clusterErr)
 	}
 	id := st.ID
 	if id == "" && f.o.Config != nil {
 		id = f.o.Config.CurrentNodeID("")
 	}
 	if id == "" {
-		return fmt.Errorf("%s: its /gateway/node answer names no node, and the config's cluster.nodeId does not either", name)
+		return nil, nil, fmt.Errorf("%s: its /gateway/node answer names no node, and the config's cluster.nodeId does not either", name)
 	}
 	f.fleet.Mode, f.local = FromNode, id
 	st.Reachable = true // it answered
-	f.accept(id, st, FromNode)
-	return nil
+	return map[string]*lloom.NodeStatus{id: st}, nil, nil
 }
 
 // readCluster reads a /gateway/cluster answer. When the whole answer does
@@ -365,10 +485,7 @@ func (f *fetcher) accept(id string, st *lloom.NodeStatus, from string) {
 	st.ID = id
 	n.Status = cleanStatus(st)
 	if !st.Reachable && st.Telemetry == nil {
-		reason := clip(lloom.RedactText(string(st.Error)))
-		if reason == "" {
-			reason = "the gateway reports it unreachable"
-		}
+		reason := lloom.PeerError(clip(lloom.RedactText(string(st.Error))))
 		n.Unreachable, n.Facts = reason, FactsNone
 		n.Status.Error = lloom.Message(reason)
 		return
@@ -443,65 +560,53 @@ func (n *Node) unreachable(reason string) {
 	n.Unreachable, n.Facts, n.Fallback = reason, FactsNone, ""
 }
 
-// direct asks every node the config declares and the gateway did not
-// report, at its own endpoint, in parallel.
-func (f *fetcher) direct(ctx context.Context) {
-	if f.o.Config == nil {
-		return
-	}
-	var ids []string
-	for _, id := range slices.Sorted(maps.Keys(f.o.Config.Cluster.Nodes)) {
-		if _, ok := f.fleet.Nodes[id]; !ok {
-			ids = append(ids, id)
-		}
-	}
-	type result struct {
-		st  *lloom.NodeStatus
-		err error
-	}
-	out := make([]result, len(ids))
-	f.parallel(ctx, len(ids), func(i int) {
-		out[i].st, out[i].err = f.askNode(ctx, ids[i])
-	})
-	for i, id := range ids {
-		if out[i].err != nil {
-			n := &Node{ID: id, From: FromDirect}
-			n.unreachable(out[i].err.Error())
-			f.fleet.Nodes[id] = n
-			continue
-		}
-		out[i].st.Reachable = true // it answered
-		f.accept(id, out[i].st, FromDirect)
-	}
-}
+// errNoEndpoint marks a node the config gives no usable endpoint for.
+var errNoEndpoint = errors.New("no endpoint")
 
-// askNode gets one node's status from its configured endpoint.
-func (f *fetcher) askNode(ctx context.Context, id string) (*lloom.NodeStatus, error) {
+type endpointError struct{ msg string }
+
+func (e endpointError) Error() string        { return e.msg }
+func (e endpointError) Is(target error) bool { return target == errNoEndpoint }
+
+// askNode gets one node's status from its configured endpoint, within the
+// node's budget.
+func (f *fetcher) askNode(ctx context.Context, id string) directRead {
 	base, err := f.endpoint(id)
 	if err != nil {
-		return nil, err
+		return directRead{err: err}
 	}
 	deadline, budget := f.budget(id)
 	body, err := f.c.get(ctx, route(base, "/gateway/node", "inventory=1"), deadline, budget)
 	if err != nil {
-		return nil, fmt.Errorf("not in the gateway's answer, and asked directly: %w", err)
+		return directRead{err: fmt.Errorf("asked directly: %w", err), hung: !time.Now().Before(deadline)}
 	}
 	st, err := lloom.ParseNodeStatus(body, id)
 	if err != nil {
-		return nil, fmt.Errorf("not in the gateway's answer, and asked directly: %w", parseProblem("node status", err))
+		return directRead{err: fmt.Errorf("asked directly: %w", parseProblem("node status", err))}
 	}
-	return st, nil
+	d := directRead{st: st}
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		d.metrics.asked = true
+		d.metrics.raw, d.metrics.v, d.metrics.err = f.metricsAt(ctx, id, base)
+	})
+	if len(st.Inventory) == 0 && st.Profile == nil {
+		d.profile.asked = true
+		d.profile.v, d.profile.raw, d.profile.err = f.profileAt(ctx, id, base)
+	}
+	wg.Wait()
+	return d
 }
 
 // endpoint is node id's base URL from the config.
 func (f *fetcher) endpoint(id string) (*url.URL, error) {
 	ep := f.o.Config.Cluster.Nodes[id].Endpoint
 	if ep == "" || lloom.IsPlaceholder(ep) {
-		return nil, errors.New("not in the gateway's answer, and the config gives no endpoint to ask it directly")
+		return nil, endpointError{"the config gives no endpoint to ask it directly"}
 	}
 	u, err := parseBase(ep)
 	if err != nil {
-		return nil, fmt.Errorf("not in the gateway's answer, and its configured endpoint is unusable (%s)", strings.TrimPrefix(err.Error(), ErrBadURL.Error()+": "))
+		return nil, endpointError{fmt.Sprintf("its configured endpoint is unusable (%s)", strings.TrimPrefix(err.Error(), ErrBadURL.Error()+": "))}
 	}
 	return u, nil
 }
@@ -542,21 +647,37 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 		}
 		base = u
 	}
-	deadline, budget := f.budget(n.ID)
-	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), deadline, budget)
+	var p *lloom.MachineProfile
+	var raw json.RawMessage
+	var err error
+	if d := f.early[n.ID]; d.profile.asked {
+		p, raw, err = d.profile.v, d.profile.raw, d.profile.err
+	} else {
+		p, raw, err = f.profileAt(ctx, n.ID, base)
+	}
 	if err != nil {
 		return err
 	}
+	n.Profile, n.profileRaw = p, raw
+	return nil
+}
+
+// profileAt asks base for node id's machine profile, redacted.
+func (f *fetcher) profileAt(ctx context.Context, id string, base *url.URL) (*lloom.MachineProfile, json.RawMessage, error) {
+	deadline, budget := f.budget(id)
+	body, err := f.c.get(ctx, route(base, "/gateway/profile", ""), deadline, budget)
+	if err != nil {
+		return nil, nil, err
+	}
 	p, err := lloom.ParseMachineProfile(body, "/gateway/profile")
 	if err != nil {
-		return parseProblem("machine profile", err)
+		return nil, nil, parseProblem("machine profile", err)
 	}
 	raw, err := lloom.RedactJSON(body)
 	if err != nil {
-		return parseProblem("machine profile", err)
+		return nil, nil, parseProblem("machine profile", err)
 	}
-	n.Profile, n.profileRaw = p, raw
-	return nil
+	return p, raw, nil
 }
 
 // metrics reads /gateway/metrics of every reachable node in parallel: the
@@ -564,10 +685,6 @@ func (f *fetcher) askProfile(ctx context.Context, n *Node) error {
 // that gives none is left out of demand, with a problem line; without any,
 // demand is zero, which the catalog notes.
 func (f *fetcher) metrics(ctx context.Context) {
-	q := ""
-	if p := f.o.MetricsPeriod; p != "" && p != "all" {
-		q = "period=" + url.QueryEscape(p)
-	}
 	var ids []string
 	for _, id := range slices.Sorted(maps.Keys(f.fleet.Nodes)) {
 		if f.fleet.Nodes[id].Unreachable == "" {
@@ -578,7 +695,11 @@ func (f *fetcher) metrics(ctx context.Context) {
 	raws := make([]json.RawMessage, len(ids))
 	parsed := make([]*lloom.Metrics, len(ids))
 	f.parallel(ctx, len(ids), func(i int) {
-		raws[i], parsed[i], errs[i] = f.askMetrics(ctx, ids[i], q)
+		if d := f.early[ids[i]]; d.metrics.asked {
+			raws[i], parsed[i], errs[i] = d.metrics.raw, d.metrics.v, d.metrics.err
+			return
+		}
+		raws[i], parsed[i], errs[i] = f.askMetrics(ctx, ids[i])
 	})
 	got := 0
 	for i, id := range ids {
@@ -597,7 +718,7 @@ func (f *fetcher) metrics(ctx context.Context) {
 // askMetrics returns node id's metrics answer redacted, and parsed from
 // the redacted text. The answer as received is not kept past its
 // redaction: an answer can be tens of megabytes.
-func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage, *lloom.Metrics, error) {
+func (f *fetcher) askMetrics(ctx context.Context, id string) (json.RawMessage, *lloom.Metrics, error) {
 	base := f.base
 	if id != f.local {
 		if f.o.Config == nil {
@@ -608,6 +729,15 @@ func (f *fetcher) askMetrics(ctx context.Context, id, q string) (json.RawMessage
 			return nil, nil, errors.New("the config gives no usable endpoint")
 		}
 		base = u
+	}
+	return f.metricsAt(ctx, id, base)
+}
+
+// metricsAt asks base for node id's metrics, within the node's budget.
+func (f *fetcher) metricsAt(ctx context.Context, id string, base *url.URL) (json.RawMessage, *lloom.Metrics, error) {
+	q := ""
+	if p := f.o.MetricsPeriod; p != "" && p != "all" {
+		q = "period=" + url.QueryEscape(p)
 	}
 	deadline, budget := f.budget(id)
 	body, err := f.c.get(ctx, route(base, "/gateway/metrics", q), deadline, budget)

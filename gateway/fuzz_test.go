@@ -37,10 +37,17 @@ func FuzzFetch(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
+	f.Add(readTestdata("gateway-0.2.3-cluster-hung-and-dead-peer.json"), readTestdata("gateway-0.2.3-node-peer.json"), readTestdata("gateway-0.2.3-metrics.json"))
 	f.Fuzz(func(t *testing.T, cluster, node, metrics []byte) {
 		gw := memGateway{"/gateway/cluster": cluster, "/gateway/node": node, "/gateway/metrics": metrics, "/gateway/profile": node}
+		// Every node is also asked directly, and answers as the gateway's
+		// own node does: the merge of both answers is fuzzed too.
+		cfg := base.Config
+		if len(cluster)%2 == 0 {
+			cfg = nil
+		}
 		fl, err := Fetch(context.Background(), Options{
-			URL: "http://gateway.test", HTTPClient: &http.Client{Transport: gw}, MaxBody: 1 << 20,
+			URL: "http://gateway.test", HTTPClient: &http.Client{Transport: gw}, MaxBody: 1 << 20, Config: cfg,
 		})
 		if err != nil {
 			return

@@ -2,6 +2,7 @@ package lloom
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -342,4 +343,20 @@ func LoadClusterStatus(path string) (*ClusterStatus, error) {
 		return nil, err
 	}
 	return ParseClusterStatus(data, path)
+}
+
+// PeerError words the error a LLooM cluster answer gives a peer it could
+// not read: 0.2.3 aborts a peer's /gateway/node after 5 s ("This
+// operation was aborted") and words a failed connection as undici does
+// ("fetch failed"). Other messages, and those already worded, are kept.
+func PeerError(msg string) string {
+	switch strings.TrimSpace(msg) {
+	case "":
+		return "the gateway reports it unreachable"
+	case "This operation was aborted", "The operation was aborted.", "This operation was aborted.":
+		return "the gateway got no answer from it within its 5s"
+	case "fetch failed":
+		return "the gateway could not connect to it"
+	}
+	return msg
 }

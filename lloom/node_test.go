@@ -246,3 +246,20 @@ func TestARowWithoutHealthIsTakenAtItsStatusWord(t *testing.T) {
 		})
 	}
 }
+
+func TestAPeersErrorIsWordedAsPoolsolveSaysIt(t *testing.T) {
+	cases := []struct{ name, msg, want string }{
+		{"a peer the gateway gave up on after its 5 s", "This operation was aborted", "the gateway got no answer from it within its 5s"},
+		{"a peer the gateway could not connect to", "fetch failed", "the gateway could not connect to it"},
+		{"a peer with no error given", "", "the gateway reports it unreachable"},
+		{"another message is kept", "cluster node spark-node-02 has no endpoint", "cluster node spark-node-02 has no endpoint"},
+		{"a reason already worded is kept", "the gateway could not connect to it", "the gateway could not connect to it"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := PeerError(tc.msg); got != tc.want {
+				t.Errorf("PeerError(%q) = %q, want %q", tc.msg, got, tc.want)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Residency says how a placed lane holds its memory.
@@ -317,10 +318,29 @@ type CurrentLane struct {
 // config declares, but proves nothing about the nodes it spans.
 const LaneDeclared = "declared"
 
-// LaneUnknown is the status of a lane on a node that could not be asked:
-// whether it runs is not known, so a plan neither stops it nor asks the
-// operator to.
+// LaneUnknown is the status of a lane on a node that could not be asked,
+// when no reason is known; UnknownLane words it with the node and reason.
+// Whether such a lane runs is not known, so a plan neither stops it nor
+// asks the operator to.
 const LaneUnknown = "unknown (node unreachable)"
+
+// UnknownLane is the status of a lane whose node could not be read:
+// "unknown (not read: spark-node-02: asked directly: no answer within 2s)".
+func UnknownLane(node, reason string) string {
+	if node == "" {
+		return LaneUnknown
+	}
+	if reason == "" {
+		reason = "unreachable"
+	}
+	return "unknown (not read: " + node + ": " + reason + ")"
+}
+
+// IsLaneUnknown reports whether status is one UnknownLane or LaneUnknown
+// gives.
+func IsLaneUnknown(status string) bool {
+	return status == LaneUnknown || strings.HasPrefix(status, "unknown (not read: ")
+}
 
 // CurrentRoute is an alias's route now: the model it serves first.
 type CurrentRoute struct {

@@ -47,7 +47,7 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 	// shown as unknown, never as a stop the operator must make.
 	var known []model.CurrentLane
 	for _, c := range now {
-		if c.Status == model.LaneUnknown && (l == nil || !sameSet(c.Nodes, l.nodes)) {
+		if model.IsLaneUnknown(c.Status) && (l == nil || !sameSet(c.Nodes, l.nodes)) {
 			b.unknown = append(b.unknown, UnknownLane{Variant: v.ID, LaneKind: v.Kind, Nodes: sortedCopy(c.Nodes), Status: c.Status})
 			b.note("%s on %s: %s; the plan neither stops it nor counts on it", v.ID, key(c.Nodes), c.Status)
 			continue
@@ -462,7 +462,7 @@ func (b *builder) unavailable(m string) string {
 	var stopped, unknown []string
 	for _, cl := range b.p.Current.Lanes {
 		if v := b.variant(cl.Variant); v != nil && b.lanes[v.ID] == nil && serves(v, mm) && !slices.Contains(stopped, v.ID) && !slices.Contains(unknown, v.ID) {
-			if cl.Status == model.LaneUnknown {
+			if model.IsLaneUnknown(cl.Status) {
 				unknown = append(unknown, v.ID)
 			} else {
 				stopped = append(stopped, v.ID)

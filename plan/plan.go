@@ -227,7 +227,7 @@ type Change struct {
 func (c Change) Manual() bool { return c.Kind == ManualStop || c.Kind == ManualStart }
 
 // UnknownLane is a lane the plan does not keep, on a node that could not
-// be asked; Status is model.LaneUnknown.
+// be asked; Status says which node and why (model.UnknownLane).
 type UnknownLane struct {
 	Variant  string            `json:"variant"`
 	LaneKind model.VariantKind `json:"laneKind,omitempty"`
