@@ -92,9 +92,10 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	return in, nil
 }
 
-// recordHistory adds the recent requests each node's metrics show to the
-// demand history, and writes it back when --demand-history names a file:
-// the split stays known after a gateway restart empties recent[].
+// recordHistory adds this reading of each node's metrics to the demand
+// history, and writes it back when --demand-history names a file: LLooM
+// shows who asked only for its last 50 requests, so the split is kept
+// reading by reading.
 func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error {
 	path := c.String("demand-history")
 	if path == "" {

@@ -53,6 +53,10 @@ func TestAReadingCountsOnlyTheRequestsItsCountsGrewBy(t *testing.T) {
 	// A restart without persistence: counts start over.
 	restarted := metricsOf(t, `{"object":"gateway.metrics","generatedAt":"2026-11-29T16:00:00Z","persistence":{"since":"s2"},"models":[{"id":"m","requests":1}],"recent":[
 		{"id":"conn_1","at":"2026-11-29T15:59:00Z","model":"m","requestedModel":"a","status":200,"ok":true}]}`)
+	// The same, with more requests since the restart than before it: only
+	// persistence.since tells that the counts started over.
+	busy := metricsOf(t, `{"object":"gateway.metrics","generatedAt":"2026-11-29T16:00:00Z","persistence":{"since":"s2"},"models":[{"id":"m","requests":20}],"recent":[
+		{"id":"conn_1","at":"2026-11-29T15:59:00Z","model":"m","requestedModel":"a","status":200,"ok":true}]}`)
 	tests := []struct {
 		name      string
 		readings  []*lloom.Metrics
@@ -66,6 +70,7 @@ func TestAReadingCountsOnlyTheRequestsItsCountsGrewBy(t *testing.T) {
 		{"the same answer read twice adds nothing", []*lloom.Metrics{first, first}, 0, map[string]float64{"a": 1, "b": 1}, nil, 2, nil},
 		{"a second reading keeps what its entries do not show apart", []*lloom.Metrics{first, second}, 2, map[string]float64{"a": 1, "b": 2, "m": 1}, map[string]float64{"n2": 1}, 10, nil},
 		{"a gateway whose counts started over starts its history over", []*lloom.Metrics{first, second, restarted}, 1, map[string]float64{"a": 1}, nil, 0, []string{"m"}},
+		{"a new persistence.since starts the history over though the counts grew", []*lloom.Metrics{first, second, busy}, 1, map[string]float64{"a": 1}, nil, 19, []string{"m"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
