@@ -224,3 +224,30 @@ func TestEveryAliasWithDemandSaysWhereItCameFrom(t *testing.T) {
 		}
 	}
 }
+
+func TestAPolicyWindowDoesNotUseTheAllTimeHistory(t *testing.T) {
+	in, err := fleet.Load(fleet.Sources{Config: federatedDemand + "config.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Policy.Demand.Period = "7d"
+	in.Nodes = map[string]fleet.NodeInputs{}
+	h := &fleet.DemandHistory{}
+	for _, node := range sparkNodes {
+		h.Record(node, loadReading(t, "reading1", node))
+		in.Nodes[node] = fleet.NodeInputs{Metrics: loadReading(t, "reading3", node)}
+	}
+	in.DemandHistory = h
+	c := build(t, in, Options{})
+	aliases, _, total := demandOfPool(c.Pool)
+	// As reading 3 alone: the history counts all time, not the window.
+	if a := aliases["enntity-presence"]; a.Demand != 56 || a.DemandSource != "split:even 6 + split:recent 50" {
+		t.Errorf("enntity-presence %v (%s), want 56 (split:even 6 + split:recent 50)", a.Demand, a.DemandSource)
+	}
+	if total != 93 {
+		t.Errorf("total %v, want 93", total)
+	}
+	if !containsNote(c, "demand of spark-node-01: the demand history counts all time, not the 7d window the policy asks for: not used") {
+		t.Errorf("the unused history is not noted: %q", c.Notes)
+	}
+}
