@@ -186,74 +186,212 @@ func (b *builder) metricsDocs() []metricsDoc {
 	return out
 }
 
-// demandPart is what one gateway's metrics say of demand.
+// reading is one gateway's metrics read for demand: the model buckets of
+// the policy's window, and the gateway's demand history before and after
+// this reading is added to it.
+type reading struct {
+	models, requested []lloom.MetricsBucket
+	// before is nil when the history knows nothing of this gateway.
+	before, after *fleet.NodeHistory
+	rec           fleet.Recorded
+}
+
+// readingOf reads d once: the history recorded on a copy, so that the
+// inputs stay as given and reading the same answer twice adds nothing.
+func (b *builder) readingOf(d metricsDoc) reading {
+	r := reading{}
+	r.models, r.requested = b.demandBuckets(d.m)
+	if len(r.requested) > 0 {
+		return r
+	}
+	m := *d.m
+	m.Models = r.models
+	allTime := b.policy.Demand.Period == "all" && (m.Period == "" || m.Period == "all")
+	if d.node != "" && allTime {
+		r.before = b.in.DemandHistory.Node(d.node).Clone()
+	} else if d.node != "" && b.in.DemandHistory.Node(d.node) != nil {
+		b.note("demand of %s: the demand history counts all time, not the %s window the policy asks for: not used", d.node, b.policy.Demand.Period)
+	}
+	r.after = r.before.Clone()
+	if r.after == nil {
+		r.after = &fleet.NodeHistory{}
+	}
+	m.Period = "" // the window is already taken
+	r.rec = r.after.Record(&m)
+	if len(r.rec.StartedOver) > 0 && r.before != nil {
+		b.note("demand of %s: the counts of %s went down since the last reading (a restart without metrics persistence): their history starts over", d.node, strings.Join(r.rec.StartedOver, ", "))
+	}
+	return r
+}
+
+// gatewayTarget reports whether a model target sends its requests to the
+// LLooM gateway of its node (a federated proxy model), where they are
+// counted again under the target's upstream model id.
+func (b *builder) gatewayTarget(t lloom.ResolvedTarget) bool {
+	node, ok := b.cfg.Cluster.Nodes[t.Node]
+	if t.Node == "" || !ok {
+		return false
+	}
+	if node.Proxy != nil && node.Proxy.Backend != "" && t.Backend == node.Proxy.Backend {
+		return true
+	}
+	return t.Backend == lloom.FederatedBackendID(t.Node)
+}
+
+// forwardedOf is what gateway d sent on to peer gateways: by peer, and by
+// the id the peer records them under. A model with one target forwards
+// every request it answered; with several, the recent entries counted by
+// target node say which went where, and the requests no entry showed are
+// shared by target weight, as LLooM picks among equally loaded targets.
+func (b *builder) forwardedOf(r reading, words map[string]string) map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	add := func(peer, id string, n float64) {
+		if n <= 0 {
+			return
+		}
+		if out[peer] == nil {
+			out[peer] = map[string]float64{}
+		}
+		out[peer][id] += n
+	}
+	for _, bk := range r.models {
+		cm := b.configModel(bk.ID)
+		if cm == nil {
+			continue
+		}
+		targets := lloom.ModelTargets(*cm)
+		if len(targets) == 1 {
+			if t := targets[0]; b.gatewayTarget(t) {
+				add(t.Node, t.UpstreamModel, served(bk))
+			}
+			continue
+		}
+		mh := r.after.Models[bk.ID]
+		if mh == nil {
+			continue
+		}
+		weights := 0
+		for _, t := range targets {
+			weights += t.Weight
+		}
+		done := map[string]bool{}
+		for _, t := range targets {
+			if !b.gatewayTarget(t) || done[t.Node] {
+				continue
+			}
+			done[t.Node] = true
+			add(t.Node, t.UpstreamModel, mh.Targets[t.Node])
+			if mh.Uncounted > 0 && weights > 0 {
+				add(t.Node, t.UpstreamModel, mh.Uncounted*float64(t.Weight)/float64(weights))
+				words[bk.ID] = "shared by target weight"
+			}
+		}
+	}
+	return out
+}
+
+// resolvedModel is the model a requested id is answered by: an alias's
+// first member, else the id itself.
+func (b *builder) resolvedModel(id string) string {
+	for _, a := range b.pool.Aliases {
+		if a.ID == id && len(a.Members) > 0 {
+			return a.Members[0]
+		}
+	}
+	return id
+}
+
+// demandPart is what one gateway's metrics say of demand: requests by the
+// id the client asked for (an alias or a model), each by how it was found.
 type demandPart struct {
-	alias, direct map[string]float64
-	// how says, per alias, how its share was found: "requested",
-	// "split:recent", "split:history" or "split:even".
-	how map[string]string
-	// forwarded are requests this gateway sent on to a peer gateway, by
-	// peer and model: the peer counts them again.
-	forwarded map[string]map[string]float64
+	asked map[string]map[string]float64
+	// duplicates are requests for a model a peer (or the gateway itself)
+	// forwarded here that had nothing left to take off: the two gateways'
+	// counts cover different windows.
+	duplicates float64
+}
+
+func (p *demandPart) add(id, how string, n float64) {
+	if n <= 0 {
+		return
+	}
+	if p.asked[id] == nil {
+		p.asked[id] = map[string]float64{}
+	}
+	p.asked[id][how] += n
 }
 
 // buildDemand reads requests per alias and per directly requested model.
 // Every LLooM gateway counts what it answered, so a cluster's demand is
 // the sum over its nodes' metrics (or the one document given for the
-// fleet). Within one gateway, requested buckets (keyed by what the client
-// asked for) are used when it has them; otherwise each model's requests
-// are split across the aliases that route to it first, in the
-// proportions its recent request entries show, else those of the demand
-// history, else evenly. Failed requests are not demand; requests a gateway
-// forwarded to a peer count once (docs/gateway.md says how).
+// fleet), less what one gateway forwarded to another, which the peer
+// counts again. Within one gateway, requested buckets (keyed by what the
+// client asked for) are used when it has them; otherwise a model's
+// requests are split by the recent entries the readings counted (the
+// demand history), and what no entry showed is split evenly over the
+// aliases routed to the model first. Failed requests are not demand
+// (docs/gateway.md says how).
 func (b *builder) buildDemand() {
 	docs := b.metricsDocs()
 	if len(docs) == 0 {
 		b.note("no metrics given: demand is zero, so latency weighs nothing and the plan only keeps coverage, fallbacks and churn")
 		return
 	}
-	aliasDemand := map[string]float64{}
-	direct := map[string]float64{}
-	hows := map[string]map[string]float64{} // alias -> how -> requests
-	forwarded := map[string]map[string]float64{}
-	var from []string
-	for _, d := range docs {
-		part := b.demandOf(d)
-		if d.node != "" {
-			from = append(from, d.node)
+	readings := make([]reading, len(docs))
+	forwarded := map[string]map[string]float64{} // peer -> requested id there -> requests
+	forwarders := map[string]map[string][]string{}
+	weighted := map[string]string{}
+	for i, d := range docs {
+		readings[i] = b.readingOf(d)
+		if d.node == "" {
+			continue // the fleet's one document: no peer to take them off
 		}
-		for k, v := range part.alias {
-			aliasDemand[k] += v
-			if hows[k] == nil {
-				hows[k] = map[string]float64{}
-			}
-			hows[k][part.how[k]] += v
-		}
-		for k, v := range part.direct {
-			direct[k] += v
-		}
-		for peer, ms := range part.forwarded {
-			if forwarded[peer] == nil {
-				forwarded[peer] = map[string]float64{}
-			}
-			for m, v := range ms {
-				forwarded[peer][m] += v
+		for peer, ids := range b.forwardedOf(readings[i], weighted) {
+			for id, n := range ids {
+				if forwarded[peer] == nil {
+					forwarded[peer], forwarders[peer] = map[string]float64{}, map[string][]string{}
+				}
+				forwarded[peer][id] += n
+				forwarders[peer][id] = append(forwarders[peer][id], d.node)
 			}
 		}
 	}
-	// A forwarded request reaches the peer as a request for the model by
-	// its own id: take it off the peer's direct demand.
+	for _, id := range slices.Sorted(maps.Keys(weighted)) {
+		b.note("demand: the requests for %s that no recent entry showed are %s between the gateways it forwards to", id, weighted[id])
+	}
+	aliasDemand := map[string]float64{}
+	direct := map[string]float64{}
+	hows := map[string]map[string]float64{} // alias -> how -> requests
+	var from []string
+	for i, d := range docs {
+		part := b.demandOf(d, readings[i], forwarded[d.node])
+		if d.node != "" {
+			from = append(from, d.node)
+		}
+		for id, byHow := range part.asked {
+			for how, n := range byHow {
+				if _, ok := b.cfg.Aliases[id]; ok {
+					aliasDemand[id] += n
+					if hows[id] == nil {
+						hows[id] = map[string]float64{}
+					}
+					hows[id][how] += n
+				} else {
+					direct[id] += n
+				}
+			}
+		}
+		if part.duplicates > 0 {
+			b.note("demand: %s of the requests forwarded to %s are more than it counted (the gateways' counts began at different times, e.g. one restarted without metrics persistence): nothing more to take off", fmtNum(part.duplicates), d.node)
+		}
+	}
 	for _, peer := range slices.Sorted(maps.Keys(forwarded)) {
-		for _, m := range slices.Sorted(maps.Keys(forwarded[peer])) {
+		for _, id := range slices.Sorted(maps.Keys(forwarded[peer])) {
 			if b.in.Nodes[peer].Metrics == nil {
 				continue
 			}
-			peerPart := b.demandOf(metricsDoc{peer, b.in.Nodes[peer].Metrics})
-			cut := math.Min(forwarded[peer][m], peerPart.direct[m])
-			if cut > 0 {
-				direct[m] -= cut
-				b.note("demand: %s requests for %s that a gateway forwarded to %s are counted once, where the client asked", fmtNum(cut), m, peer)
-			}
+			by := slices.Compact(slices.Sorted(slices.Values(forwarders[peer][id])))
+			b.note("demand: %s requests %s forwarded to %s arrive there as requests for %s: counted once, where the client asked", fmtNum(forwarded[peer][id]), strings.Join(by, ", "), peer, id)
 		}
 	}
 	src := "the metrics"
@@ -274,7 +412,7 @@ func (b *builder) buildDemand() {
 }
 
 // howText names how an alias's demand was found: one way, or each way
-// with its requests when gateways differ ("split:recent 9 + split:even 4").
+// with its requests when they differ ("split:history 50 + split:even 5").
 func howText(h map[string]float64) string {
 	ks := slices.Sorted(maps.Keys(h))
 	switch len(ks) {
@@ -294,9 +432,9 @@ func howText(h map[string]float64) string {
 func howWords(h map[string]float64) string {
 	words := map[string]string{
 		"requested":     "counted by requested id",
-		"split:recent":  "split by the recent requests",
-		"split:history": "split by the demand history (the gateway's recent requests are gone, e.g. after a restart)",
-		"split:even":    "split evenly (neither recent requests nor a demand history show the split: give --demand-history)",
+		"split:recent":  "counted from the recent requests",
+		"split:history": "counted from the recent requests of each reading (the demand history)",
+		"split:even":    "split evenly over the aliases routed to the model, as no recent entry showed who asked (more than 50 requests between two readings, or requests before a restart: read more often with --demand-history)",
 	}
 	ks := slices.Sorted(maps.Keys(h))
 	if len(ks) == 1 {
@@ -319,22 +457,27 @@ func served(bk lloom.MetricsBucket) float64 {
 	return math.Max(0, float64(bk.Requests-bk.Errors))
 }
 
-// failed reports whether an entry is a request the gateway failed (5xx):
-// not demand.
-func failed(e lloom.MetricsEntry) bool { return e.Status != nil && *e.Status >= 500 }
-
-// demandOf reads one gateway's metrics.
-func (b *builder) demandOf(d metricsDoc) demandPart {
-	part := demandPart{alias: map[string]float64{}, direct: map[string]float64{}, how: map[string]string{}, forwarded: map[string]map[string]float64{}}
-	m := d.m
-	models, requested := b.demandBuckets(m)
-	if len(requested) > 0 {
-		for _, bk := range requested {
-			if _, ok := b.cfg.Aliases[bk.ID]; ok {
-				part.alias[bk.ID] += served(bk)
-				part.how[bk.ID] = "requested"
-			} else if b.isModel(bk.ID) {
-				part.direct[bk.ID] += served(bk)
+// demandOf reads one gateway's metrics. in are the requests peers (or the
+// gateway itself) forwarded here, by the id they arrive as: they are
+// taken off that id, first from what the recent entries counted, then
+// from what they did not show.
+func (b *builder) demandOf(d metricsDoc, r reading, in map[string]float64) demandPart {
+	part := demandPart{asked: map[string]map[string]float64{}}
+	byModel := map[string]map[string]float64{} // model -> id asked -> forwarded here
+	for _, id := range slices.Sorted(maps.Keys(in)) {
+		m := b.resolvedModel(id)
+		if byModel[m] == nil {
+			byModel[m] = map[string]float64{}
+		}
+		byModel[m][id] += in[id]
+	}
+	if len(r.requested) > 0 {
+		for _, bk := range r.requested {
+			if _, ok := b.cfg.Aliases[bk.ID]; ok || b.isModel(bk.ID) {
+				n := served(bk)
+				cut := math.Min(n, in[bk.ID])
+				part.duplicates += in[bk.ID] - cut
+				part.add(bk.ID, "requested", n-cut)
 			}
 		}
 		return part
@@ -345,71 +488,45 @@ func (b *builder) demandOf(d metricsDoc) demandPart {
 			primaryOf[a.Members[0]] = append(primaryOf[a.Members[0]], a.ID)
 		}
 	}
-	for _, bk := range models {
-		req := served(bk)
-		if req == 0 || !b.isModel(bk.ID) {
+	counted := "split:recent"
+	if r.before != nil {
+		counted = "split:history"
+	}
+	for _, bk := range r.models {
+		mh := r.after.Models[bk.ID]
+		if served(bk) == 0 || mh == nil || !b.isModel(bk.ID) {
 			continue
 		}
-		aliases := primaryOf[bk.ID]
-		counts := map[string]float64{}
-		total := 0.0
-		fwd := map[string]float64{}
-		for _, e := range m.Recent {
-			if e.Model != bk.ID || failed(e) {
-				continue
-			}
-			if slices.Contains(aliases, e.RequestedModel) || e.RequestedModel == bk.ID {
-				counts[e.RequestedModel]++
-				total++
-				if d.node != "" && e.Node != "" && e.Node != d.node && b.isClusterNode(e.Node) {
-					fwd[e.Node]++
-				}
+		uncounted := mh.Uncounted
+		shares := map[string]float64{}
+		for id, n := range mh.Requested {
+			if _, ok := b.cfg.Aliases[id]; ok || id == bk.ID {
+				shares[id] += n
+			} else {
+				uncounted += n // asked by an id the config no longer routes here
 			}
 		}
-		how := "split:recent"
-		if total == 0 && d.node != "" {
-			if h := b.in.DemandHistory.Split(d.node, bk.ID); len(h) > 0 {
-				for k, n := range h {
-					if slices.Contains(aliases, k) || k == bk.ID {
-						counts[k] += n
-						total += n
-					}
-				}
-				how = "split:history"
-			}
+		for _, id := range slices.Sorted(maps.Keys(byModel[bk.ID])) {
+			fin := byModel[bk.ID][id]
+			cut := math.Min(fin, shares[id])
+			shares[id] -= cut
+			fin -= cut
+			cut = math.Min(fin, uncounted)
+			uncounted -= cut
+			part.duplicates += fin - cut
 		}
-		for peer, n := range fwd {
-			if part.forwarded[peer] == nil {
-				part.forwarded[peer] = map[string]float64{}
-			}
-			part.forwarded[peer][bk.ID] += req * n / total
+		for _, id := range slices.Sorted(maps.Keys(shares)) {
+			part.add(id, counted, shares[id])
 		}
-		switch {
-		case total > 0:
-			for _, k := range slices.Sorted(maps.Keys(counts)) {
-				share := req * counts[k] / total
-				if k == bk.ID {
-					part.direct[k] += share
-				} else {
-					part.alias[k] += share
-					part.how[k] = how
-				}
-			}
-		case len(aliases) > 0:
+		if aliases := primaryOf[bk.ID]; len(aliases) > 0 {
 			for _, a := range aliases {
-				part.alias[a] += req / float64(len(aliases))
-				part.how[a] = "split:even"
+				part.add(a, "split:even", uncounted/float64(len(aliases)))
 			}
-		default:
-			part.direct[bk.ID] += req
+		} else {
+			part.add(bk.ID, "split:even", uncounted)
 		}
 	}
 	return part
-}
-
-func (b *builder) isClusterNode(id string) bool {
-	_, ok := b.cfg.Cluster.Nodes[id]
-	return ok
 }
 
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }

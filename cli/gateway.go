@@ -97,9 +97,12 @@ func loadLive(c *cli.Context) (*fleet.Inputs, error) {
 	return in, nil
 }
 
-// recordHistory adds the recent requests each node's metrics show to the
-// demand history, and writes it back when --demand-history names a file:
-// the split stays known after a gateway restart empties recent[].
+// recordHistory adds this reading of each node's metrics to the demand
+// history file --demand-history names: LLooM shows who asked only for its
+// last 50 requests, so the split is kept reading by reading. The inputs
+// keep the history as it was before this reading, which the catalog adds
+// itself: it then tells this reading's entries from earlier ones, and a
+// gateway whose counts started over, and a snapshot replays the same.
 func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error {
 	path := c.String("demand-history")
 	if path == "" {
@@ -108,16 +111,17 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 	if base.DemandHistory == nil {
 		base.DemandHistory = &fleet.DemandHistory{Schema: fleet.HistorySchema}
 	}
+	h := base.DemandHistory.Clone()
 	for _, id := range fl.MetricsFrom() {
 		m, err := fl.Nodes[id].ParsedMetrics(id + " /gateway/metrics")
 		if err != nil {
 			continue // Fetch parsed it already; not expected
 		}
-		base.DemandHistory.Record(id, m)
+		h.Record(id, m)
 	}
 	// Written even when nothing was added, so the file exists from the
 	// first run on; the same history gives the same bytes.
-	data, err := base.DemandHistory.Marshal()
+	data, err := h.Marshal()
 	if err == nil {
 		err = fleet.WriteFileAtomic(path, data)
 	}

@@ -299,7 +299,7 @@ func TestEveryLiveCommandTakesTheGatewayTimeout(t *testing.T) {
 		t.Fatalf("snapshot = %d: %s", code, stderr)
 	}
 	h, err := os.ReadFile(hist)
-	if err != nil || !strings.Contains(string(h), `"schema": "poolsolve.demand-history/v1"`) {
+	if err != nil || !strings.Contains(string(h), `"schema": "poolsolve.demand-history/v2"`) {
 		t.Errorf("history %s: %v", h, err)
 	}
 	if s, _ := os.ReadFile(snap); !strings.Contains(string(s), `"demandHistory"`) {

@@ -32,7 +32,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
 		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION`; each node is also asked directly within half of it, so one that hangs costs half", DefaultText: "5s, at most 4/5 of --time-limit where the command searches", Category: cat},
 		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports): warn about what it refuses or does not read", Category: cat},
-		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how requests split over aliases; a live run adds what it sees and uses it where a restarted gateway's recent requests are gone", TakesFile: true, Category: cat},
+		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how each gateway's requests split over aliases, reading by reading; a live run adds its reading (read more often than every 50 requests per gateway and the split is exact)", TakesFile: true, Category: cat},
 	}
 }
 

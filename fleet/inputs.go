@@ -35,8 +35,8 @@ type Inputs struct {
 	// Nodes holds what each node reports, by node id.
 	Nodes   map[string]NodeInputs
 	Metrics *lloom.Metrics
-	// DemandHistory is poolsolve's memory of how requests split over
-	// aliases (--demand-history), used where a gateway's recent[] is empty.
+	// DemandHistory is poolsolve's memory of how each gateway's requests
+	// split over aliases, reading by reading (--demand-history).
 	DemandHistory *DemandHistory
 	Benchmarks    []*lloom.BenchmarkSuite
 	Recipes       []*lloom.Recipe

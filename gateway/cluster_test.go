@@ -39,9 +39,12 @@ func metricsDoc(modelID string, requests, errors int, entries [][3]any) doc {
 
 // sumFleet is a three-node 0.2.3 cluster whose gateways each saw their own
 // traffic: spark-node-01 the capture's (13 q38fn, 5 enntity-presence, 20
-// embeddings, 3 to the 27B) plus 2 requests for qwen3.8-flash-next that
-// spark-node-03 forwarded to it; spark-node-02 5 q38fn of which one failed
-// with a 502; spark-node-03 the 2 q38fn it forwarded to spark-node-01.
+// embeddings, 3 to the 27B) plus 2 direct requests for
+// qwen3.8-flash-next; spark-node-02 5 q38fn of which one failed with a
+// 502; spark-node-03 2 q38fn whose entries name spark-node-01. An entry's
+// node is the target LLooM chose, not a forward: this config gives the
+// model no target that is a peer's gateway, so nothing is taken off
+// (catalog's tests on real federated captures cover forwarding).
 func sumFleet(t *testing.T) (*Fleet, *fleet.Inputs) {
 	t.Helper()
 	m1 := decode(t, readTestdata("gateway-0.2.3-metrics.json"))
@@ -78,9 +81,7 @@ func TestDemandIsTheSumOfEveryNodesMetrics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// q38fn: 13 at 01, 4 answered at 02 (the 502 is not demand), 2 at 03
-	// (forwarded to 01, where they arrive as direct requests for the
-	// model and are taken off: counted once, where the client asked).
+	// q38fn: 13 at 01, 4 answered at 02 (the 502 is not demand), 2 at 03.
 	want := map[string]float64{"q38fn": 19, "enntity-presence": 5, "embeddings": 20}
 	for _, a := range c.Pool.Aliases {
 		if d, ok := want[a.ID]; ok && (a.Demand != d || a.DemandSource != "split:recent") {
@@ -90,8 +91,8 @@ func TestDemandIsTheSumOfEveryNodesMetrics(t *testing.T) {
 	for _, m := range c.Pool.Models {
 		switch m.ID {
 		case "qwen3.8-flash-next":
-			if m.DirectDemand != 0 {
-				t.Errorf("direct demand of %s = %v, want 0: the forwarded requests count once", m.ID, m.DirectDemand)
+			if m.DirectDemand != 2 {
+				t.Errorf("direct demand of %s = %v, want 2: no target of the model forwards", m.ID, m.DirectDemand)
 			}
 		case "qwen38-27b-nvfp4":
 			if m.DirectDemand != 3 {
@@ -101,7 +102,7 @@ func TestDemandIsTheSumOfEveryNodesMetrics(t *testing.T) {
 	}
 	found := false
 	for _, n := range c.Notes {
-		if n == "demand q38fn: 19 requests from the metrics of spark-node-01, spark-node-02, spark-node-03, split by the recent requests" {
+		if n == "demand q38fn: 19 requests from the metrics of spark-node-01, spark-node-02, spark-node-03, counted from the recent requests" {
 			found = true
 		}
 	}
@@ -149,10 +150,10 @@ func TestARestartedGatewaySplitsByTheDemandHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := history.Record("spark-node-01", m); n != 41 {
+	if n := history.Record("spark-node-01", m).Counted; n != 41 {
 		t.Errorf("recorded %d entries, want the 41 of the capture", n)
 	}
-	if n := history.Record("spark-node-01", m); n != 0 {
+	if n := history.Record("spark-node-01", m).Counted; n != 0 {
 		t.Errorf("the same entries were counted again (%d)", n)
 	}
 	after := serve(restarted(t))

@@ -196,6 +196,8 @@ func FuzzParseMetrics(f *testing.F) {
 		`{"version": 1, "metrics": {"history": {"days": [{"date": "2026-11-29", "totals": {"requests": 2}}]}}}`,
 		`{"object": "gateway.metrics", "generatedAt": null, "models": [{"id": "m", "recentDecodeRates": [1, 2.5]}]}`,
 		`{"object": 5, "totals": {}}`, `{"totals": {}, "Recent": []}`, `{"totals": {}, "models": [{"last": {"status": 499, "ok": false}}]}`,
+		`{"totals": {}, "persistence": {"enabled": true, "scope": "all-time", "since": "2026-12-04T16:50:37.543Z"}}`,
+		`{"totals": {}, "persistence": {"Since": "x"}}`, `{"totals": {}, "persistence": null}`, `{"totals": {}, "persistence": {"since": 3}}`,
 	} {
 		f.Add([]byte(s))
 	}

@@ -29,6 +29,10 @@ type Metrics struct {
 	Period      string
 	CreatedAt   string
 	UpdatedAt   string
+	// PersistenceSince is a snapshot's persistence.since: when the counts
+	// began. It changes at a restart only when the gateway keeps no
+	// metrics history, and then the counts start over.
+	PersistenceSince string
 
 	Totals MetricsBucket
 	// Models are keyed by the resolved model id; Routes by HTTP path.
@@ -124,15 +128,23 @@ type MetricsDay struct {
 }
 
 type metricsSnapshotWire struct {
-	Object      string          `json:"object"`
-	GeneratedAt string          `json:"generatedAt"`
-	Period      string          `json:"period"`
-	Totals      MetricsBucket   `json:"totals"`
-	Models      []MetricsBucket `json:"models"`
-	Routes      []MetricsBucket `json:"routes"`
-	Requested   []MetricsBucket `json:"requested"`
-	Recent      []MetricsEntry  `json:"recent"`
-	Active      []MetricsEntry  `json:"active"`
+	Object      string             `json:"object"`
+	GeneratedAt string             `json:"generatedAt"`
+	Period      string             `json:"period"`
+	Totals      MetricsBucket      `json:"totals"`
+	Models      []MetricsBucket    `json:"models"`
+	Routes      []MetricsBucket    `json:"routes"`
+	Requested   []MetricsBucket    `json:"requested"`
+	Recent      []MetricsEntry     `json:"recent"`
+	Active      []MetricsEntry     `json:"active"`
+	Persistence MetricsPersistence `json:"persistence"`
+}
+
+// MetricsPersistence is a snapshot's persistence block.
+type MetricsPersistence struct {
+	Enabled *bool  `json:"enabled,omitempty"`
+	Scope   string `json:"scope,omitempty"`
+	Since   string `json:"since,omitempty"`
 }
 
 type metricsHistoryWire struct {
@@ -208,6 +220,7 @@ func parseMetricsTree(data []byte, file string) (*Metrics, error) {
 		m.GeneratedAt, m.Period = w.GeneratedAt, w.Period
 		m.Totals, m.Models, m.Routes, m.Requested = w.Totals, w.Models, w.Routes, w.Requested
 		m.Recent, m.Active = w.Recent, w.Active
+		m.PersistenceSince = w.Persistence.Since
 	case MetricsHistory:
 		var w metricsHistoryWire
 		if err := decodeTree(tree, data, file, &w); err != nil {

@@ -151,3 +151,21 @@ func TestParseMetricsRefusesOtherVersionsAndShapes(t *testing.T) {
 		})
 	}
 }
+
+func TestASnapshotSaysWhenItsCountsBegan(t *testing.T) {
+	tests := []struct{ name, file, since string }{
+		{"a gateway that keeps its metrics", "../catalog/testdata/lloom-0.2.3-federated-demand/reading3-spark-node-01.json", "2026-12-04T16:50:37.543Z"},
+		{"a gateway restarted without metrics persistence", "../catalog/testdata/lloom-0.2.3-federated-demand/reading5-nopersist-spark-node-03.json", "2026-12-04T16:51:48.640Z"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := LoadMetrics(tc.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m.PersistenceSince != tc.since {
+				t.Errorf("persistence since %q, want %q", m.PersistenceSince, tc.since)
+			}
+		})
+	}
+}

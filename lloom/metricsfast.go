@@ -37,6 +37,8 @@ type metricsWire struct {
 	Active    []MetricsEntry  `json:"active"`
 	CreatedAt string          `json:"createdAt"`
 	UpdatedAt string          `json:"updatedAt"`
+
+	Persistence MetricsPersistence `json:"persistence"`
 }
 
 func parseMetricsFast(data []byte, file string) (*Metrics, bool) {
@@ -101,6 +103,7 @@ func parseMetricsFast(data []byte, file string) (*Metrics, bool) {
 		m.Period = w.Period
 		m.Models, m.Routes, m.Requested = w.Models, w.Routes, w.Requested
 		m.Recent, m.Active = w.Recent, w.Active
+		m.PersistenceSince = w.Persistence.Since
 	default:
 		return nil, false
 	}
