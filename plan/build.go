@@ -60,6 +60,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	pl.Changes = b.diff()
 	pl.Unknown = b.unknown
 	pl.Summary = summarize(pl.Changes)
+	pl.Rollout = b.rollout(pl.Changes)
 	pl.Notes = append(pl.Notes, b.notes...)
 	return pl
 }
