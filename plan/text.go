@@ -720,7 +720,7 @@ func (t *textWriter) rollout(r *Rollout) {
 		return
 	}
 	t.heading("Rollout")
-	t.wrapped("  ", "", 0, rolloutHead(r), "")
+	t.wrapped("  ", "", 2, rolloutHead(r), "")
 	var rows [][]cell
 	for _, s := range r.Steps {
 		k := stepKinds[s.Action]
@@ -728,7 +728,7 @@ func (t *textWriter) rollout(r *Rollout) {
 		if !ok {
 			lab = [2]string{"?", s.Action}
 		}
-		rows = append(rows, []cell{{text: fmt.Sprintf("%d", s.Step)}, {text: fmt.Sprintf("wave %d", s.Wave)},
+		rows = append(rows, []cell{{text: fmt.Sprintf("%d.", s.Step)}, {text: fmt.Sprintf("wave %d", s.Wave)},
 			{text: lab[0] + " " + lab[1], color: changeColors[lab[0]]}, {text: StepText(s)}})
 	}
 	t.table("  ", rows)
@@ -797,4 +797,6 @@ func durText(ms float64) string {
 	return fmt.Sprintf("%d h", s/3600)
 }
 
-func reqSeconds(demandMs float64) string { return fmt.Sprintf("%.0f", math.Round(finite(demandMs)/1000)) }
+func reqSeconds(demandMs float64) string {
+	return fmt.Sprintf("%.0f", math.Round(finite(demandMs)/1000))
+}
