@@ -29,7 +29,11 @@
 // dynamic program over the subsets of actions done (the memory state and
 // the uncovered aliases depend only on that subset) finds an order of
 // least cost among all orders whose every state is within budget, and the
-// rollout's status is "optimal". Past that size, or when no order keeps
+// rollout's status is "optimal". Among orders of equal cost it takes one
+// where sources the plan leaves uncovered lose the least demand-weighted
+// time first (a lane the plan drops serves until it must stop): LLooM's
+// own admission would rather stop a loaded lane to admit a start than
+// refuse it, which a rollout must never leave to LLooM. Past that size, or when no order keeps
 // every state within budget (a plan over budget), a greedy order is used
 // (start what restores coverage, free memory that costs no coverage,
 // start the rest, then the stop losing least), or the stop-everything-

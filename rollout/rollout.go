@@ -483,6 +483,23 @@ func (p *problem) stepCost(done set, x int) float64 {
 	return p.acts[x].dur * p.uncoveredDuring(done, x)
 }
 
+// droppedCost breaks ties between orders of equal cost: the demand-
+// weighted time that sources the plan leaves uncovered lose before the
+// last start, so a lane the plan drops serves until it must stop.
+func (p *problem) droppedCost(done set, x int) float64 {
+	if p.acts[x].dur <= 0 {
+		return 0
+	}
+	var d float64
+	for i := range p.srcs {
+		s := &p.srcs[i]
+		if s.coveredNow && !s.counted && !p.covered(s, done, x) {
+			d += finite(s.Demand)
+		}
+	}
+	return p.acts[x].dur * d
+}
+
 // cost is the demand-weighted uncovered time of an order.
 func (p *problem) cost(order []int) float64 {
 	done := make(set, len(p.acts))
@@ -500,6 +517,7 @@ func (p *problem) exact() ([]int, bool) {
 	n := len(p.acts)
 	full := 1<<n - 1
 	best := make([]float64, full+1)
+	tie := make([]float64, full+1)
 	from := make([]int8, full+1)
 	for i := range best {
 		best[i] = math.Inf(1)
@@ -518,9 +536,9 @@ func (p *problem) exact() ([]int, bool) {
 				continue
 			}
 			t := s | 1<<x
-			c := best[s] + p.stepCost(done, x)
-			if c < best[t]-1e-9*math.Max(1, math.Abs(best[t])) || math.IsInf(best[t], 1) {
-				best[t], from[t] = c, int8(x)
+			c, d := best[s]+p.stepCost(done, x), tie[s]+p.droppedCost(done, x)
+			if math.IsInf(best[t], 1) || less(c, best[t]) || !less(best[t], c) && less(d, tie[t]) {
+				best[t], tie[t], from[t] = c, d, int8(x)
 			}
 		}
 	}
@@ -813,6 +831,9 @@ func (p *problem) waves(steps []Step, actOf, srcOf func(int) int) {
 		steps[k].Wave = w
 	}
 }
+
+// less compares costs with a tolerance for the order sums were made in.
+func less(a, b float64) bool { return a < b-1e-9*math.Max(1, math.Abs(b)) }
 
 func sortedLanes(ls []Lane) []Lane {
 	out := slices.Clone(ls)
