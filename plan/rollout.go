@@ -36,9 +36,11 @@ type Step struct {
 	// Wave groups consecutive steps that may run in parallel.
 	Wave int `json:"wave"`
 	// Action: start, stop, residency, reroute, manual-start, manual-stop.
-	Action  string   `json:"action"`
-	Subject string   `json:"subject"` // variant, or source for a re-route
-	Nodes   []string `json:"nodes,omitempty"`
+	Action  string `json:"action"`
+	Subject string `json:"subject"` // variant, or source for a re-route
+	// LaneKind is the variant's kind, for lane steps.
+	LaneKind model.VariantKind `json:"laneKind,omitempty"`
+	Nodes    []string          `json:"nodes,omitempty"`
 	// FromNodes are where a lane started elsewhere runs now (a move: its
 	// stop is a later step).
 	FromNodes []string        `json:"fromNodes,omitempty"`
@@ -132,7 +134,7 @@ func (b *builder) rollout(changes []Change) *Rollout {
 		UncoveredDemandMs: roundTo(finite(r.UncoveredDemandMs), 1), StopFirstDemandMs: roundTo(finite(r.StopFirstDemandMs), 1),
 		DurationMs: Ms(r.DurationMs), Waves: r.Waves, Steps: []Step{}}
 	for i, s := range r.Steps {
-		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, Nodes: s.Nodes,
+		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes,
 			FromNodes: s.FromNodes, Residency: s.Residency, From: s.From, To: s.To, WaitMs: Ms(s.WaitMs),
 			OverBudget: s.OverBudget}
 		for _, l := range s.Losses {
@@ -147,7 +149,7 @@ func (b *builder) rollout(changes []Change) *Rollout {
 // counts it; a lane off its candidate placements draws its memory on
 // each node's first domain.
 func (b *builder) rolloutLane(v *model.Variant, nodes []string, r model.Residency) rollout.Lane {
-	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable()}
+	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable(), Kind: v.Kind}
 	if k := placementOf(v, nodes); k >= 0 {
 		l.Draws = slices.Clone(v.Placements[k].Draws)
 	} else {

@@ -755,7 +755,7 @@ func rolloutHead(r *Rollout) string {
 // StepText is a rollout step as WriteText lists it, after its marker:
 // what it does, how long it waits, and what it leaves uncovered.
 func StepText(s Step) string {
-	c := Change{Kind: stepKinds[s.Action], Subject: s.Subject, Nodes: s.Nodes, Residency: s.Residency, From: s.From, To: s.To}
+	c := Change{Kind: stepKinds[s.Action], Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Residency: s.Residency, From: s.From, To: s.To}
 	text := changeText(c)
 	if len(s.FromNodes) > 0 {
 		text += fmt.Sprintf(", moving it from %s (stopped below)", strings.Join(s.FromNodes, "+"))

@@ -23,8 +23,10 @@ type Lane struct {
 	Draws []model.Draw
 	// LoadMs is how long the lane takes to start and become healthy.
 	LoadMs float64
-	// Manual lanes are started and stopped by the operator, not by LLooM.
+	// Manual lanes are started and stopped by the operator, not by LLooM;
+	// Kind says why (unmanaged, federated).
 	Manual bool
+	Kind   model.VariantKind
 	// Models are the models the lane serves.
 	Models []string
 }
@@ -78,7 +80,9 @@ type Step struct {
 	Wave    int
 	Action  Action
 	Subject string // variant, or source for a re-route
-	Nodes   []string
+	// LaneKind is the lane's kind, for lane steps.
+	LaneKind model.VariantKind
+	Nodes    []string
 	// FromNodes are where a lane started elsewhere runs now: the start
 	// half of a move, whose stop is a later step.
 	FromNodes []string
@@ -743,8 +747,8 @@ func (p *problem) steps(order []int) []Step {
 func (p *problem) laneStep(x int) Step {
 	a := p.acts[x]
 	in := &p.insts[a.inst]
-	st := Step{Action: a.kind, Subject: in.lane.Variant, Nodes: slices.Clone(in.lane.Nodes), WaitMs: a.dur,
-		Residency: in.lane.Residency}
+	st := Step{Action: a.kind, Subject: in.lane.Variant, LaneKind: in.lane.Kind, Nodes: slices.Clone(in.lane.Nodes),
+		WaitMs: a.dur, Residency: in.lane.Residency}
 	switch a.kind {
 	case Residency:
 		st.From, st.To, st.Residency = string(in.lane.Residency), string(in.to), ""
