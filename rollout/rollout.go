@@ -2,6 +2,7 @@ package rollout
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -161,11 +162,30 @@ type source struct {
 }
 
 type problem struct {
-	in      Input
-	insts   []inst
-	acts    []action
-	srcs    []source
-	domains map[[2]string][]int // instances drawing on a domain
+	in    Input
+	insts []inst
+	acts  []action
+	srcs  []source
+	// groups are the sources whose coverage some order can take away,
+	// those alike (same lanes before and after) merged, their demand
+	// summed: the costs loop over them, not over every alias.
+	groups  []source
+	byAfter map[int][]int // action -> groups its start covers
+	byInst  map[int][]int // instance -> groups it serves now
+	// reach[i] are the budgeted domains instance i draws on, each with
+	// every draw on it.
+	reach [][]domainUse
+}
+
+type domainUse struct {
+	name   string // "node domain"
+	budget float64
+	uses   []draw
+}
+
+type draw struct {
+	inst int
+	gb   float64
 }
 
 // Plan orders the change from in.Now to in.Planned. The same input gives
@@ -235,7 +255,7 @@ func GreedyCost(in Input) float64 { p := newProblem(in); return p.cost(p.greedy(
 func StopFirstCost(in Input) float64 { p := newProblem(in); return p.cost(p.stopFirst()) }
 
 func newProblem(in Input) *problem {
-	p := &problem{in: in, domains: map[[2]string][]int{}}
+	p := &problem{in: in}
 	planned := map[string]int{} // variant -> index in in.Planned
 	for i, l := range in.Planned {
 		if _, dup := planned[l.Variant]; !dup {
@@ -284,12 +304,24 @@ func newProblem(in Input) *problem {
 		startOf[l.Variant] = it.start
 		p.insts = append(p.insts, it)
 	}
+	uses := map[[2]string][]draw{}
 	for i, it := range p.insts {
 		for _, d := range it.lane.Draws {
 			k := [2]string{d.Node, d.Domain}
-			if !slices.Contains(p.domains[k], i) {
-				p.domains[k] = append(p.domains[k], i)
+			uses[k] = append(uses[k], draw{i, math.Max(finite(d.Gb), 0)})
+		}
+	}
+	p.reach = make([][]domainUse, len(p.insts))
+	for i, it := range p.insts {
+		var seen [][2]string
+		for _, d := range it.lane.Draws {
+			k := [2]string{d.Node, d.Domain}
+			budget, ok := in.Budgets[k]
+			if !ok || slices.Contains(seen, k) {
+				continue
 			}
+			seen = append(seen, k)
+			p.reach[i] = append(p.reach[i], domainUse{name: d.Node + " " + d.Domain, budget: budget, uses: uses[k]})
 		}
 	}
 	srcs := slices.Clone(in.Sources)
@@ -316,7 +348,32 @@ func newProblem(in Input) *problem {
 		rs.counted = rs.coveredNow && coveredPlanned
 		p.srcs = append(p.srcs, rs)
 	}
+	p.group()
 	return p
+}
+
+func (p *problem) group() {
+	p.byAfter, p.byInst = map[int][]int{}, map[int][]int{}
+	at := map[string]int{}
+	for _, s := range p.srcs {
+		if !s.coveredNow || s.beforeKept || s.counted && s.after < 0 {
+			continue // no order uncovers it
+		}
+		key := fmt.Sprint(s.counted, s.after, s.before)
+		g, ok := at[key]
+		if !ok {
+			g = len(p.groups)
+			at[key] = g
+			p.groups = append(p.groups, source{before: s.before, after: s.after, counted: s.counted, coveredNow: true})
+			if s.after >= 0 {
+				p.byAfter[s.after] = append(p.byAfter[s.after], g)
+			}
+			for _, i := range s.before {
+				p.byInst[i] = append(p.byInst[i], g)
+			}
+		}
+		p.groups[g].Demand += finite(s.Demand)
+	}
 }
 
 func (p *problem) add(a action) int {
@@ -404,40 +461,25 @@ func (p *problem) pessimistic(done, wave set) view {
 // rule against LLooM's budget in state v.
 func (p *problem) over(i int, v view) []string {
 	var out []string
-	for _, d := range p.insts[i].lane.Draws {
-		k := [2]string{d.Node, d.Domain}
-		if slices.Contains(out, d.Node+" "+d.Domain) {
-			continue
-		}
-		budget, ok := p.in.Budgets[k]
-		if !ok {
-			continue
-		}
+	for _, d := range p.reach[i] {
 		var resident, always, auto float64
-		for _, j := range p.domains[k] {
-			if !v.up(j) {
+		for _, u := range d.uses {
+			if !v.up(u.inst) {
 				continue
 			}
-			r := v.res(j)
-			for _, dd := range p.insts[j].lane.Draws {
-				if dd.Node != d.Node || dd.Domain != d.Domain {
-					continue
-				}
-				gb := math.Max(finite(dd.Gb), 0)
-				switch {
-				case r == model.Always:
-					always += gb
-					resident += gb
-				case r == model.Preferred:
-					resident += gb
-				default:
-					auto = math.Max(auto, gb)
-				}
+			switch v.res(u.inst) {
+			case model.Always:
+				always += u.gb
+				resident += u.gb
+			case model.Preferred:
+				resident += u.gb
+			default:
+				auto = math.Max(auto, u.gb)
 			}
 		}
 		const eps = 1e-9
-		if resident > budget+eps || always+auto > budget+eps {
-			out = append(out, d.Node+" "+d.Domain)
+		if resident > d.budget+eps || always+auto > d.budget+eps {
+			out = append(out, d.name)
 		}
 	}
 	return out
@@ -448,15 +490,23 @@ func (p *problem) over(i int, v view) []string {
 // budget.
 func (p *problem) feasible(done set, x int) bool {
 	a := p.acts[x]
-	return !a.adds || len(p.over(a.inst, p.after(done.with(x)))) == 0
+	if !a.adds {
+		return true
+	}
+	// Marked in place and unmarked: this runs n^2 times in the greedy order.
+	was := done[x]
+	done[x] = true
+	ok := len(p.over(a.inst, p.after(done))) == 0
+	done[x] = was
+	return ok
 }
 
 // uncoveredDuring is the demand of counted sources uncovered while x
 // runs after done.
 func (p *problem) uncoveredDuring(done set, x int) float64 {
 	var d float64
-	for i := range p.srcs {
-		s := &p.srcs[i]
+	for i := range p.groups {
+		s := &p.groups[i]
 		if s.counted && !p.covered(s, done, x) {
 			d += finite(s.Demand)
 		}
@@ -495,9 +545,9 @@ func (p *problem) droppedCost(done set, x int) float64 {
 		return 0
 	}
 	var d float64
-	for i := range p.srcs {
-		s := &p.srcs[i]
-		if s.coveredNow && !s.counted && !p.covered(s, done, x) {
+	for i := range p.groups {
+		s := &p.groups[i]
+		if !s.counted && !p.covered(s, done, x) {
 			d += finite(s.Demand)
 		}
 	}
@@ -596,9 +646,9 @@ func (p *problem) greedyClass(done set, x int) (int, float64) {
 	a := p.acts[x]
 	if a.adds {
 		var restores float64
-		for i := range p.srcs {
-			s := &p.srcs[i]
-			if s.counted && s.after == x && !p.covered(s, done, -1) {
+		for _, g := range p.byAfter[x] {
+			s := &p.groups[g]
+			if s.counted && !p.covered(s, done, -1) {
 				restores += finite(s.Demand)
 			}
 		}
@@ -608,10 +658,10 @@ func (p *problem) greedyClass(done set, x int) (int, float64) {
 		return 2, 0
 	}
 	var loses float64
-	next := done.with(x)
-	for i := range p.srcs {
-		s := &p.srcs[i]
-		if s.counted && p.covered(s, done, -1) && !p.covered(s, next, -1) {
+	for _, g := range p.byInst[a.inst] {
+		s := &p.groups[g]
+		// Covered now but not while (and so after) x stops its lane.
+		if s.counted && p.covered(s, done, -1) && !p.covered(s, done, x) {
 			load := 0.0
 			if s.after >= 0 {
 				load = p.acts[s.after].dur
@@ -647,7 +697,7 @@ func (p *problem) steps(order []int) []Step {
 		src int
 	}
 	var seq []entry
-	routed := map[int]bool{}
+	routed := make([]bool, len(p.srcs))
 	addReroutes := func(when func(s *source) bool) {
 		for i := range p.srcs {
 			s := &p.srcs[i]
@@ -684,7 +734,7 @@ func (p *problem) steps(order []int) []Step {
 	addReroutes(func(*source) bool { return true })
 
 	steps := make([]Step, len(seq))
-	pos := map[int]int{} // action -> step index
+	pos := make([]int, len(p.acts)) // action -> step index
 	for k, e := range seq {
 		if e.act >= 0 {
 			pos[e.act] = k
@@ -696,7 +746,7 @@ func (p *problem) steps(order []int) []Step {
 	}
 	// Losses: walk the steps, with each start up once its step is done.
 	done = make(set, len(p.acts))
-	rerouted := map[int]bool{}
+	rerouted := make([]bool, len(p.srcs))
 	isCovered := func(i int) bool {
 		s := &p.srcs[i]
 		if s.Reroute && rerouted[i] {
