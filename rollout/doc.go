@@ -13,7 +13,11 @@
 // (AdmitGb). The plan's own headroom is a margin for the steady state; a
 // step may borrow it, since LLooM admits up to its budget. A step that
 // only frees memory is always allowed, so a fleet that is over a budget
-// now can still be brought down to the plan.
+// now can still be brought down to the plan. LLooM counts every loaded
+// lane, auto ones too, and makes room for a start by evicting loaded
+// lanes that are not keepWarm: by the residency rule only an auto lane
+// that happens to be loaded can be evicted so, and it loads again on its
+// next request, as auto lanes do.
 //
 // An alias covered both now and in the plan is uncovered while the lanes
 // its route points at are all down: the lanes serving its current model
