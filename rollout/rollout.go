@@ -734,8 +734,12 @@ func (p *problem) steps(order []int) []Step {
 	addReroutes(func(*source) bool { return true })
 
 	steps := make([]Step, len(seq))
-	pos := make([]int, len(p.acts)) // action -> step index
+	pos := make([]int, len(p.acts))     // action -> step index
+	routeAt := make([]int, len(p.srcs)) // source -> its re-route's step index
 	for k, e := range seq {
+		if e.act < 0 {
+			routeAt[e.src] = k
+		}
 		if e.act >= 0 {
 			pos[e.act] = k
 			steps[k] = p.laneStep(e.act)
@@ -780,6 +784,9 @@ func (p *problem) steps(order []int) []Step {
 				l := Loss{Source: s.Name, Demand: finite(s.Demand)}
 				if s.counted && s.after >= 0 {
 					until := pos[s.after]
+					if s.Reroute {
+						until = routeAt[i] // covered again once its route switches
+					}
 					for j := k + 1; j <= until; j++ {
 						l.ForMs += steps[j].WaitMs
 					}

@@ -3,6 +3,7 @@ package rollout_test
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,12 @@ func TestARolloutOrdersHandCasesAsTheirMemoryAndCoverageRequire(t *testing.T) {
 				got = append(got, brief(s))
 				for _, l := range s.Losses {
 					losses[l.Source] += l.ForMs
+					// The step it names is the one that covers it again: its
+					// re-route, or the start of its lane when it keeps its model.
+					back := r.Steps[l.UntilStep-1]
+					if !(back.Action == rollout.Reroute && back.Subject == l.Source || back.Action == rollout.Start && !slices.ContainsFunc(tc.in.Sources, func(s rollout.Source) bool { return s.Name == l.Source && s.Reroute })) {
+						t.Errorf("%s is said to be covered again after step %d, %s", l.Source, l.UntilStep, brief(back))
+					}
 				}
 			}
 			if !reflect.DeepEqual(got, tc.wantSteps) {
