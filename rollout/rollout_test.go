@@ -219,3 +219,17 @@ func TestNothingToChangeGivesNoRollout(t *testing.T) {
 		t.Fatalf("got %s", waves(r))
 	}
 }
+
+func TestAPlanOverLLooMsBudgetIsOrderedHeuristicallyAndNamesTheDomain(t *testing.T) {
+	r := rollout.Plan(rollout.Input{
+		Budgets: budgets(100, "n1"),
+		Now:     []rollout.Lane{lane("a", 60, 1000, model.Always, "n1")},
+		Planned: []rollout.Lane{lane("a", 60, 1000, model.Always, "n1"), lane("b", 50, 1000, model.Always, "n1")},
+	})
+	if r == nil || r.Status != "heuristic" || len(r.Steps) != 1 {
+		t.Fatalf("got %+v", r)
+	}
+	if got := r.Steps[0].OverBudget; !slices.Equal(got, []string{"n1 unified:0"}) {
+		t.Errorf("over budget on %v, want n1 unified:0", got)
+	}
+}
