@@ -40,8 +40,8 @@ type admissionPlan struct {
 // LLooM either evicts the lane a make-before-break keeps, or refuses.
 func TestTheRolloutStartsALaneAloneExactlyWhenLLooMAdmitsItWithoutEvicting(t *testing.T) {
 	files, _ := filepath.Glob("testdata/lloom-0.2.3/admission-*.json")
-	if len(files) != 3 {
-		t.Fatalf("found %d captures, want 3", len(files))
+	if len(files) != 4 {
+		t.Fatalf("found %d captures, want 4", len(files))
 	}
 	for _, file := range files {
 		t.Run(filepath.Base(file), func(t *testing.T) {
