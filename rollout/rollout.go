@@ -216,19 +216,17 @@ func Plan(in Input) *Rollout {
 	}
 	r.UncoveredDemandMs = p.cost(order)
 	r.Steps = p.steps(order)
-	for w := 1; ; w++ {
-		longest, any := 0.0, false
-		for _, s := range r.Steps {
-			if s.Wave == w {
-				longest, any = math.Max(longest, s.WaitMs), true
-			}
+	// Steps come in wave order: a wave lasts as long as its longest step.
+	longest := 0.0
+	for i, s := range r.Steps {
+		if i > 0 && s.Wave != r.Steps[i-1].Wave {
+			r.DurationMs += longest
+			longest = 0
 		}
-		if !any {
-			break
-		}
-		r.DurationMs += longest
-		r.Waves = w
+		longest = math.Max(longest, s.WaitMs)
+		r.Waves = s.Wave
 	}
+	r.DurationMs += longest
 	return r
 }
 
