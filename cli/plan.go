@@ -67,8 +67,10 @@ Examples:
    LLOOM_CLUSTER_KEY=... poolsolve plan --gateway http://127.0.0.1:8100 --config examples/spark-fleet/config.json --emit-profile planned -o profiles/planned.json
 
 --emit-profile NAME writes the plan as a LLooM fleet profile instead: its
-routes and residency in the shape of profiles/NAME.json, which LLooM applies
-with its own profile switch (docs/gateway.md, "Applying a plan"). Stops,
+routes and residency in the shape of profiles/NAME.json, which a LLooM
+release with fleet profiles applies with its own profile switch
+(docs/gateway.md, "Applying a plan"). LLooM 0.2.3 has none and will not read
+the file: carry the plan out by the rollout steps the plan lists. Stops,
 moves, installs and manual actions a profile cannot carry are listed on
 stderr; the exit code is the plan's.`
 
@@ -255,7 +257,10 @@ func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Po
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM finds a fleet profile by its file name: save it as profiles/%s.json next to its config.json\n", name)
 	}
 	if r, ok, _ := lloomRelease(c); ok && !lloom.ProfilesSupported(r) {
-		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it cannot apply this one; a newer LLooM can\n", r)
+		// Said plainly: the file is written, and the operator must not
+		// expect the release to pick it up.
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it will not read this file, and nothing changes by saving it; "+
+			"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout (--format json: rollout.steps)\n", r)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)

@@ -124,7 +124,8 @@ func TestEmitProfileSaysWhatAProfileCannotCarry(t *testing.T) {
 	for _, want := range []string{
 		"poolsolve: profile standalone: qwen-image-diffusers: the plan stops it; a profile cannot stop a runtime",
 		"poolsolve: profile standalone: sparkqwen-pair: stop it on spark-node-01+spark-node-02 by hand; a profile cannot",
-		"LLooM 0.2.3 has no fleet profiles: it cannot apply this one",
+		"LLooM 0.2.3 has no fleet profiles: it will not read this file",
+		"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout",
 		"LLooM finds a fleet profile by its file name: save it as profiles/standalone.json",
 	} {
 		if !strings.Contains(stderr, want) {

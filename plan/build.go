@@ -61,6 +61,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	pl.Unknown = b.unknown
 	pl.Now = b.now()
 	pl.Summary = summarize(pl.Changes)
+	pl.Rollout = b.rollout(pl.Changes)
 	pl.Notes = append(pl.Notes, b.notes...)
 	return pl
 }

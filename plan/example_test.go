@@ -62,5 +62,9 @@ func ExampleWriteText() {
 	//   ~ residency  qwen-mlx on mac-01: auto -> always: latency: chat expects 600 ms first token instead of 8100 ms as auto
 	//
 	// Plan: 0 to start, 0 to stop, 0 to move, 1 residency change, 0 re-routes, 0 manual actions.
+	//
+	// Rollout
+	//   1 step in 1 wave, about 30 s when each wave's steps run in parallel; order proved optimal: no source covered now and in the plan loses coverage.
+	//   1.  wave 1  ~ residency  qwen-mlx on mac-01: auto -> always; wait until healthy (load 30 s)
 	// changes: true
 }

@@ -43,13 +43,17 @@ type Plan struct {
 	// plan then has no nodes' lanes, routes or changes, only Explanations.
 	Infeasible bool `json:"infeasible"`
 
-	Objective    *model.Objective `json:"objective,omitempty"` // nil when infeasible
-	Levels       []Level          `json:"levels"`
-	Nodes        []Node           `json:"nodes"`
-	Routes       []Route          `json:"routes"`
-	Changes      []Change         `json:"changes"`
-	Summary      Summary          `json:"summary"`
-	Explanations []Explanation    `json:"explanations,omitempty"`
+	Objective *model.Objective `json:"objective,omitempty"` // nil when infeasible
+	Levels    []Level          `json:"levels"`
+	Nodes     []Node           `json:"nodes"`
+	Routes    []Route          `json:"routes"`
+	Changes   []Change         `json:"changes"`
+	Summary   Summary          `json:"summary"`
+	// Rollout orders the changes into steps that keep every memory
+	// domain within LLooM's budget and aliases covered where memory
+	// allows; nil when nothing changes.
+	Rollout      *Rollout      `json:"rollout,omitempty"`
+	Explanations []Explanation `json:"explanations,omitempty"`
 	// Unknown are lanes configured on a node that could not be asked:
 	// whether they run is unknown, so no change stops them.
 	Unknown []UnknownLane `json:"unknown,omitempty"`

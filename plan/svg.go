@@ -480,6 +480,12 @@ func (s *svgLayout) legend(top, width float64) {
 	}
 }
 
+// svgMaxSteps bounds the rollout steps a picture lists.
+const svgMaxSteps = 12
+
+// svgMarks are the change markers as the picture draws them.
+var svgMarks = map[string]string{"-": "−", "+": "+", "~": "~", "!": "!"}
+
 func (s *svgLayout) footerLines() []textLine {
 	var ls []textLine
 	for i, v := range s.tpNames {
@@ -495,6 +501,18 @@ func (s *svgLayout) footerLines() []textLine {
 		}
 		t := fmt.Sprintf("TP%d %s (%s): %s", i+1, v, res, strings.Join(nodes, " + "))
 		ls = append(ls, textLine{text: t, title: t})
+	}
+	if r := s.p.Rollout; r != nil && len(r.Steps) > 0 {
+		ls = append(ls, textLine{text: "Rollout: " + rolloutHead(r), wrap: true})
+		for i, st := range r.Steps {
+			if i == svgMaxSteps {
+				ls = append(ls, textLine{text: fmt.Sprintf("… and %d more steps (the text plan lists them all)", len(r.Steps)-i)})
+				break
+			}
+			lab := changeLabels[stepKinds[st.Action]]
+			t := fmt.Sprintf("%d. [wave %d] %s %s %s", st.Step, st.Wave, svgMarks[lab[0]], lab[1], StepText(st))
+			ls = append(ls, textLine{text: t, title: t})
+		}
 	}
 	if !s.p.Infeasible {
 		for _, e := range s.p.Explanations {

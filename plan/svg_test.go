@@ -231,6 +231,9 @@ func TestSVGMarksStateAndChanges(t *testing.T) {
 		"6 GiB on spark-node-03 [recipe]; serves openai/whisper-large-v3-turbo; + starts: serves stt",
 		"Re-routes: enntity-presence → qwen38-27b-nvfp4, q38fn → qwen38-27b-nvfp4",
 		"Uncovered (1): model:Qwen/Qwen-Image-2.1-Diffusers",
+		"Rollout: 6 steps in 2 waves",
+		"4. [wave 1] − stop qwen-image-diffusers on spark-node-03 (was preferred); model:Qwen/Qwen-Image-2.1-Diffusers loses coverage",
+		"3. [wave 1] + start recipe:spark-stt/whisper on spark-node-03 (auto); wait until healthy (load 20 s)",
 	} {
 		if !strings.Contains(cordoned, want) {
 			t.Errorf("the cordoned plan's picture lacks %q", want)

@@ -77,6 +77,7 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 		t.list("Notes", p.Notes)
 	}
 	t.changes(p.Changes, p.Summary, lost)
+	t.rollout(p.Rollout)
 	return t.flush(w)
 }
 
@@ -723,4 +724,99 @@ func ChangeLine(c Change) string {
 		text += ": " + oneLine(c.Reason)
 	}
 	return text
+}
+
+// stepKinds maps a rollout step's action to the change kind it is listed
+// as.
+var stepKinds = map[string]ChangeKind{
+	"start": Start, "stop": Stop, "residency": SetResidency, "reroute": Reroute,
+	"manual-start": ManualStart, "manual-stop": ManualStop,
+}
+
+// rollout lists the steps under the changes, numbered, with their wave,
+// what they wait for and what they leave uncovered.
+func (t *textWriter) rollout(r *Rollout) {
+	if r == nil || len(r.Steps) == 0 {
+		return
+	}
+	t.heading("Rollout")
+	t.wrapped("  ", "", 2, rolloutHead(r), "")
+	var rows [][]cell
+	for _, s := range r.Steps {
+		k := stepKinds[s.Action]
+		lab, ok := changeLabels[k]
+		if !ok {
+			lab = [2]string{"?", s.Action}
+		}
+		rows = append(rows, []cell{{text: fmt.Sprintf("%d.", s.Step)}, {text: fmt.Sprintf("wave %d", s.Wave)},
+			{text: lab[0] + " " + lab[1], color: changeColors[lab[0]]}, {text: StepText(s)}})
+	}
+	t.table("  ", rows)
+}
+
+func rolloutHead(r *Rollout) string {
+	proof := "order found greedily (" + r.Method + ")"
+	if r.Status == "optimal" {
+		proof = "order proved optimal"
+	}
+	head := fmt.Sprintf("%s in %s, about %s when each wave's steps run in parallel; %s: ",
+		plural(len(r.Steps), "step", "steps"), plural(r.Waves, "wave", "waves"), durText(float64(r.DurationMs)), proof)
+	if r.UncoveredDemandMs == 0 {
+		head += "no source covered now and in the plan loses coverage"
+	} else {
+		head += fmt.Sprintf("sources covered now and in the plan lose %s request-seconds of coverage", reqSeconds(r.UncoveredDemandMs))
+	}
+	if r.StopFirstDemandMs > r.UncoveredDemandMs {
+		head += fmt.Sprintf(" (stopping everything first: %s)", reqSeconds(r.StopFirstDemandMs))
+	}
+	return head + "."
+}
+
+// StepText is a rollout step as WriteText lists it, after its marker:
+// what it does, how long it waits, and what it leaves uncovered.
+func StepText(s Step) string {
+	c := Change{Kind: stepKinds[s.Action], Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Residency: s.Residency, From: s.From, To: s.To}
+	text := changeText(c)
+	if len(s.FromNodes) > 0 {
+		text += fmt.Sprintf(", moving it from %s (stopped below)", strings.Join(s.FromNodes, "+"))
+	}
+	if s.WaitMs > 0 {
+		text += "; wait until healthy (load " + durText(float64(s.WaitMs)) + ")"
+	}
+	for _, l := range s.Losses {
+		if l.UntilStep > 0 {
+			text += fmt.Sprintf("; %s uncovered for %s, until step %d", l.Source, durText(float64(l.ForMs)), l.UntilStep)
+		} else {
+			text += fmt.Sprintf("; %s loses coverage (the plan leaves it uncovered)", l.Source)
+		}
+	}
+	if len(s.OverBudget) > 0 {
+		text += "; over LLooM's budget on " + strings.Join(s.OverBudget, ", ") + ": no order avoids it"
+	}
+	return text
+}
+
+// durText writes milliseconds as an operator reads a wait: 20 s, 2 min
+// 30 s, 1 h 5 min.
+func durText(ms float64) string {
+	s := int64(math.Round(finite(ms) / 1000))
+	switch {
+	case s < 1:
+		return "under 1 s"
+	case s < 60:
+		return fmt.Sprintf("%d s", s)
+	case s < 3600:
+		if s%60 == 0 {
+			return fmt.Sprintf("%d min", s/60)
+		}
+		return fmt.Sprintf("%d min %d s", s/60, s%60)
+	}
+	if m := s / 60 % 60; m != 0 {
+		return fmt.Sprintf("%d h %d min", s/3600, m)
+	}
+	return fmt.Sprintf("%d h", s/3600)
+}
+
+func reqSeconds(demandMs float64) string {
+	return fmt.Sprintf("%.0f", math.Round(finite(demandMs)/1000))
 }
