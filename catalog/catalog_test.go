@@ -314,10 +314,15 @@ func TestLegacyAliasesAndRecentRequestsFromARealGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	later := build(t, in, Options{Routing: lloom.RoutingFor(lloom.Release{Minor: 3}, "test")}).Pool
+	if got := alias(t, later, "q38fn").Members; !slices.Equal(got, []string{"qwen3.8-flash-next", "cloud/openrouter/q38fn"}) {
+		t.Errorf("later release: q38fn members = %v (legacy target + fallbacks)", got)
+	}
+	// Without a release, the legacy form is read as 0.2.3 reads it.
 	c := build(t, in, Options{})
 	p := c.Pool
-	if got := alias(t, p, "q38fn").Members; !slices.Equal(got, []string{"qwen3.8-flash-next", "cloud/openrouter/q38fn"}) {
-		t.Errorf("q38fn members = %v (legacy target + fallbacks)", got)
+	if a := alias(t, p, "q38fn"); !slices.Equal(a.Members, []string{"qwen3.8-flash-next"}) || !slices.Equal(a.Unread, []string{"cloud/openrouter/q38fn"}) {
+		t.Errorf("unknown release: q38fn members = %v, unread %v; want the target alone, the fallback unread", a.Members, a.Unread)
 	}
 	// The capture sent 13 requests to q38fn, 5 to enntity-presence, 20 to
 	// embeddings and 3 straight to the 27B model; the 0.2.3 gateway has no
