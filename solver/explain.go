@@ -392,7 +392,7 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 			out = append(out, explainStatic(p, sid, proved))
 		}
 		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
-		return out
+		return unreadFallbacks(p, out)
 	}
 	k := &asker{p: p, ix: p.Index(), e: whole, plan: a, deadline: end, static: !whole.Exact}
 	for _, sid := range uncovered {
@@ -407,6 +407,29 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 		}
 	}
 	slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
+	return unreadFallbacks(p, out)
+}
+
+// unreadFallbacks adds, to an uncovered alias's explanation, the members
+// the release never routes to: under LLooM 0.2.3's reading a fallback
+// does not cover an alias whose target is not planned.
+func unreadFallbacks(p *model.Pool, out []Explanation) []Explanation {
+	if !p.TargetOnly() {
+		return out
+	}
+	ix := p.Index()
+	for i, ex := range out {
+		ai, ok := ix.Alias[ex.Subject]
+		if !ok || len(p.Aliases[ai].Unread) == 0 {
+			continue
+		}
+		note := fmt.Sprintf("LLooM %s sends %s to its target alone, never to %s", p.Routing.Release, ex.Subject, strings.Join(p.Aliases[ai].Unread, ", "))
+		if ex.Reason == "" {
+			out[i].Reason = note
+		} else {
+			out[i].Reason = ex.Reason + "; " + note
+		}
+	}
 	return out
 }
 
