@@ -250,8 +250,8 @@ func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Po
 	if out := c.String("output"); out != "" && filepath.Base(out) != name+".json" {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM finds a fleet profile by its file name: save it as profiles/%s.json next to its config.json\n", name)
 	}
-	if r, ok, _ := lloomRelease(c); ok && !lloom.ProfilesSupported(r) {
-		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it cannot apply this one; a newer LLooM can\n", r)
+	if pool.TargetOnly() {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it cannot apply this one; a newer LLooM can\n", pool.Routing.Release)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)
