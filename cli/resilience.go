@@ -85,7 +85,7 @@ func runResilience(c *cli.Context) error {
 	}
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
 		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
-		Fleet: fleetName(c), Notes: append(routingNotes(cat.Pool), cat.Notes...),
+		Fleet: fleetName(c), Notes: cat.Notes,
 	})
 	if err != nil {
 		return errorf("resilience: %w", err)
@@ -143,13 +143,4 @@ func writeOut(c *cli.Context, data []byte) error {
 		return errorf("write: %w", err)
 	}
 	return nil
-}
-
-// routingNotes states, when aliases go to their target alone, that a
-// fallback keeps no alias covered in any scenario.
-func routingNotes(p *model.Pool) []string {
-	if !p.TargetOnly() {
-		return nil
-	}
-	return []string{fmt.Sprintf("routing: LLooM %s (%s) sends an alias to its target alone: a scenario that takes the target's lanes leaves the alias uncovered, whatever its fallbacks", p.Routing.Release, p.Routing.Basis)}
 }

@@ -389,10 +389,10 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 	var out []Explanation
 	if err != nil {
 		for _, sid := range uncovered {
-			out = append(out, explainStatic(p, sid, proved))
+			out = append(out, withUnread(p, explainStatic(p, sid, proved)))
 		}
 		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
-		return unreadFallbacks(p, out)
+		return out
 	}
 	k := &asker{p: p, ix: p.Index(), e: whole, plan: a, deadline: end, static: !whole.Exact}
 	for _, sid := range uncovered {
@@ -407,30 +407,28 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 		}
 	}
 	slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
-	return unreadFallbacks(p, out)
+	return out
 }
 
-// unreadFallbacks adds, to an uncovered alias's explanation, the members
-// the release never routes to: under LLooM 0.2.3's reading a fallback
-// does not cover an alias whose target is not planned.
-func unreadFallbacks(p *model.Pool, out []Explanation) []Explanation {
+// withUnread adds, to an uncovered alias's explanation, the members the
+// release never routes to: under LLooM 0.2.3's reading a fallback does
+// not cover an alias whose target is not planned.
+func withUnread(p *model.Pool, ex Explanation) Explanation {
 	if !p.TargetOnly() {
-		return out
+		return ex
 	}
-	ix := p.Index()
-	for i, ex := range out {
-		ai, ok := ix.Alias[ex.Subject]
-		if !ok || len(p.Aliases[ai].Unread) == 0 {
+	for _, a := range p.Aliases {
+		if a.ID != ex.Subject || len(a.Unread) == 0 {
 			continue
 		}
-		note := fmt.Sprintf("LLooM %s sends %s to its target alone, never to %s", p.Routing.Release, ex.Subject, strings.Join(p.Aliases[ai].Unread, ", "))
+		note := fmt.Sprintf("LLooM %s sends %s to its target alone, never to %s", p.Routing.Release, ex.Subject, strings.Join(a.Unread, ", "))
 		if ex.Reason == "" {
-			out[i].Reason = note
+			ex.Reason = note
 		} else {
-			out[i].Reason = ex.Reason + "; " + note
+			ex.Reason += "; " + note
 		}
 	}
-	return out
+	return ex
 }
 
 // servedLate are the routes of aliases served by a candidate after the
