@@ -33,7 +33,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "gateway", EnvVars: envVars("gateway"), Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
 		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
 		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION` (each node gets one budget within it)", Category: cat},
-		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports): warn about what it refuses or does not read", Category: cat},
+		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports or its answers show): route aliases as it does, warn about what it refuses or does not read", Category: cat},
 		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how requests split over aliases; a live run adds what it sees and uses it where a restarted gateway's recent requests are gone", TakesFile: true, Category: cat},
 	}
 }
