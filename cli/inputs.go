@@ -291,7 +291,7 @@ func lloomRouting(c *cli.Context, in *fleet.Inputs) (lloom.Routing, error) {
 		if err != nil {
 			return lloom.Routing{}, badInput("--lloom-version: %w", err)
 		}
-		return lloom.RoutingFor(r, "--lloom-version "+v), nil
+		return lloom.RoutingFor(r, "--lloom-version "+r.String()), nil
 	}
 	if fl := liveFleet(c); fl != nil {
 		if r, ok := fl.Routing(); ok {

@@ -55,6 +55,18 @@ func TestAnAliasWhoseTargetIsNotPlannedIsUncoveredUnderLLooM023(t *testing.T) {
 			}
 		})
 	}
+	for format, want := range map[string]string{
+		"svg":  "Routing: LLooM 0.2.3 (--lloom-version 0.2.3): an alias goes to its target alone",
+		"json": `"routing": {
+    "reading": "target",
+    "release": "0.2.3",
+    "basis": "--lloom-version 0.2.3"
+  }`,
+	} {
+		if _, out, _ := run(t, append([]string{"plan", "--quiet", "--format", format, "--lloom-version", "0.2.3"}, base...)...); !strings.Contains(out, want) {
+			t.Errorf("the %s plan lacks %q:\n%s", format, want, out)
+		}
+	}
 	_, out, _ := run(t, "resilience", "--config", routingConfig, "--lloom-version", "0.2.3")
 	for _, w := range []string{
 		"Routing: LLooM 0.2.3 (--lloom-version 0.2.3) sends an alias to its target alone",
