@@ -56,7 +56,7 @@ func TestAnAliasWhoseTargetIsNotPlannedIsUncoveredUnderLLooM023(t *testing.T) {
 		})
 	}
 	for format, want := range map[string]string{
-		"svg":  "Routing: LLooM 0.2.3 (--lloom-version 0.2.3): an alias goes to its target alone",
+		"svg": "Routing: LLooM 0.2.3 (--lloom-version 0.2.3): an alias goes to its target alone",
 		"json": `"routing": {
     "reading": "target",
     "release": "0.2.3",
