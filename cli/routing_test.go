@@ -97,9 +97,10 @@ func TestThePlanCheckerReadsAliasesAsTheReleaseDoes(t *testing.T) {
 	}{
 		{"0.3.0", ExitOK, "valid, every hard constraint holds"},
 		{"0.2.3", ExitChanges, "chat: cloud is not a candidate (candidates: primary)"},
+		{"0.2.3", ExitChanges, "note: the plan was made with the members reading of aliases; it is checked with the target reading of LLooM 0.2.3 (--lloom-version 0.2.3)"},
 	}
 	for _, tc := range tests {
-		t.Run("checked as "+tc.version, func(t *testing.T) {
+		t.Run("checked as "+tc.version+": "+tc.want, func(t *testing.T) {
 			code, out, errOut := run(t, "check", "--plan", later, "--config", routingConfig, "--cordon", "node-a", "--lloom-version", tc.version)
 			if code != tc.code || !strings.Contains(out, tc.want) {
 				t.Errorf("exit %d, want %d; lacks %q:\n%s%s", code, tc.code, tc.want, out, errOut)
