@@ -54,6 +54,10 @@ type RouteExplain struct {
 	// Candidates are the models that may serve it first, in order:
 	// members, then route profiles' members.
 	Candidates []string `json:"candidates"`
+	// Unread are members the config names that the release never routes
+	// to (LLooM 0.2.3: the fallbacks), with the reading that says so.
+	Unread  []string       `json:"unread,omitempty"`
+	Routing *model.Routing `json:"routing,omitempty"`
 	// Options are every way to serve it, in candidate order.
 	Options []Option `json:"options"`
 	// Through is the peer whose gateway the served model is forwarded
@@ -99,7 +103,12 @@ func ExplainRoute(ctx context.Context, w *solver.WhatIf, p *model.Pool, sid stri
 	}
 	ex := newExplain(w, opts, fmt.Sprintf("why %s routes where it does", sid))
 	bp := plan.Build(p, w.Base(), plan.Meta{Fleet: opts.Fleet})
-	re := &RouteExplain{Source: sid, Candidates: ans.Candidates, Options: []Option{}}
+	re := &RouteExplain{Source: sid, Candidates: ans.Candidates, Options: []Option{}, Routing: p.Routing}
+	for _, a := range p.Aliases {
+		if a.ID == sid {
+			re.Unread = a.Unread
+		}
+	}
 	for _, r := range bp.Routes {
 		if r.Source == sid {
 			re.Served = r
@@ -246,6 +255,13 @@ func writeRoute(t *text, r *RouteExplain) {
 	t.line(servedText(r.Source, r.Served))
 	if r.Through != "" {
 		t.line(fmt.Sprintf("%s is a federated name of %s: the gateway forwards it to %s's gateway, which serves it on that lane.", r.Served.Model, r.Served.Variant, r.Through))
+	}
+	if rt := r.Routing; rt != nil && rt.Reading == model.ReadTarget {
+		line := fmt.Sprintf("Routing: LLooM %s (%s) sends %s to its target alone", rt.Release, rt.Basis, r.Source)
+		if len(r.Unread) > 0 {
+			line += ", never to " + strings.Join(r.Unread, ", ") + ": a fallback covers nothing"
+		}
+		t.line(line + ".")
 	}
 	var better, other []Option
 	for _, o := range r.Options {

@@ -53,6 +53,8 @@ type Report struct {
 	Scenarios []Scenario `json:"scenarios"`
 	Summary   Summary    `json:"summary"`
 	Notes     []string   `json:"notes,omitempty"`
+	// Routing is the reading every scenario is planned with.
+	Routing *model.Routing `json:"routing,omitempty"`
 
 	plans []*plan.Plan // per scenario, for the picture
 }
@@ -185,7 +187,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	}
 	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
 	rp := renderPool(p, base.Assignment, basePlan)
-	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes,
+	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
 		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: w.BaseShortfall()}}
 	type done struct {
 		s  Scenario

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 )
 
@@ -66,6 +67,9 @@ func WriteResilienceText(w io.Writer, r *Report) error {
 		base = fmt.Sprintf("Base plan of fleet %s: objective %v, %s", r.Fleet, r.Base.Objective, proofText(r.Base.Levels))
 	}
 	t.line(base + ".")
+	if rt := r.Routing; rt != nil && rt.Reading == model.ReadTarget {
+		t.line(fmt.Sprintf("Routing: LLooM %s (%s) sends an alias to its target alone: a scenario that takes the target's lanes leaves the alias uncovered, whatever its fallbacks.", rt.Release, rt.Basis))
+	}
 	if len(r.Base.Uncovered) > 0 {
 		t.line("The base plan already leaves uncovered: " + strings.Join(r.Base.Uncovered, ", ") + ".")
 	}

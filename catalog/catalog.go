@@ -24,6 +24,9 @@ type Options struct {
 	Profile string
 	// Unreachable are nodes a gateway could not reach, with the reason.
 	Unreachable map[string]string
+	// Routing is how the LLooM release that runs the fleet routes an
+	// alias; the zero value is the config's own (lloom.ConfigRouting).
+	Routing lloom.Routing
 }
 
 // Catalog is the pool plus what the operator should know about how it was
@@ -49,6 +52,10 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 		b.policy = fleet.DefaultPolicy()
 	}
 	b.pool = &model.Pool{Settings: b.policy.Settings()}
+	if b.opts.Routing.Reading == "" {
+		b.opts.Routing = lloom.ConfigRouting(in.Config)
+	}
+	b.pool.Routing = &model.Routing{Reading: string(b.opts.Routing.Reading), Release: b.opts.Routing.Release, Basis: b.opts.Routing.Basis}
 	b.current = b.cfg.CurrentNodeID("")
 
 	b.buildNodes()

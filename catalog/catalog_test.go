@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -314,10 +316,15 @@ func TestLegacyAliasesAndRecentRequestsFromARealGateway(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	later := build(t, in, Options{Routing: lloom.RoutingFor(lloom.Release{Minor: 3}, "test")}).Pool
+	if got := alias(t, later, "q38fn").Members; !slices.Equal(got, []string{"qwen3.8-flash-next", "cloud/openrouter/q38fn"}) {
+		t.Errorf("later release: q38fn members = %v (legacy target + fallbacks)", got)
+	}
+	// Without a release, the legacy form is read as 0.2.3 reads it.
 	c := build(t, in, Options{})
 	p := c.Pool
-	if got := alias(t, p, "q38fn").Members; !slices.Equal(got, []string{"qwen3.8-flash-next", "cloud/openrouter/q38fn"}) {
-		t.Errorf("q38fn members = %v (legacy target + fallbacks)", got)
+	if a := alias(t, p, "q38fn"); !slices.Equal(a.Members, []string{"qwen3.8-flash-next"}) || !slices.Equal(a.Unread, []string{"cloud/openrouter/q38fn"}) {
+		t.Errorf("unknown release: q38fn members = %v, unread %v; want the target alone, the fallback unread", a.Members, a.Unread)
 	}
 	// The capture sent 13 requests to q38fn, 5 to enntity-presence, 20 to
 	// embeddings and 3 straight to the 27B model; the 0.2.3 gateway has no
@@ -453,5 +460,60 @@ func TestModelsThatShareARuntimeShareOneLane(t *testing.T) {
 	}
 	if n != 1 {
 		t.Errorf("%d variants for one runtime", n)
+	}
+}
+
+// TestEachAliasFormHasTheCandidatesItsReleaseRoutesTo: the config two
+// LLooM 0.2.3 gateways served, with an alias added in each other form.
+func TestEachAliasFormHasTheCandidatesItsReleaseRoutesTo(t *testing.T) {
+	data, err := os.ReadFile("../lloom/testdata/lloom-0.2.3-routing/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	aliases := doc["aliases"].(map[string]any)
+	aliases["bare"] = "cloud"
+	aliases["members"] = map[string]any{"members": []any{"primary", "cloud"}}
+	aliases["nested"] = map[string]any{"target": "chat"}
+	path := filepath.Join(t.TempDir(), "config.json")
+	data, _ = json.Marshal(doc)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in, err := fleet.Load(fleet.Sources{Config: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := lloom.RoutingFor(lloom.Release{Minor: 2, Patch: 3}, "test")
+	later := lloom.RoutingFor(lloom.Release{Minor: 3}, "test")
+	tests := []struct {
+		name          string
+		routing       lloom.Routing
+		alias         string
+		members, skip []string
+	}{
+		{"0.2.3: a bare id is its target", old, "bare", []string{"cloud"}, nil},
+		{"0.2.3: target and fallbacks give the target alone", old, "chat", []string{"primary"}, []string{"cloud"}},
+		{"0.2.3: a federated target is a model", old, "fed", []string{"node-b/bmodel"}, []string{"cloud"}},
+		{"0.2.3: the members form has no target", old, "members", nil, []string{"primary", "cloud"}},
+		{"0.2.3: an alias is no target", old, "nested", nil, []string{"primary", "cloud"}},
+		{"later: target and fallbacks are members", later, "chat", []string{"primary", "cloud"}, nil},
+		{"later: the members form", later, "members", []string{"primary", "cloud"}, nil},
+		{"later: a nested alias expands", later, "nested", []string{"primary", "cloud"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(t, in, Options{Routing: tc.routing}).Pool
+			a := alias(t, p, tc.alias)
+			if !slices.Equal(a.Members, tc.members) || !slices.Equal(a.Unread, tc.skip) {
+				t.Errorf("members %q, unread %q; want %q, %q", a.Members, a.Unread, tc.members, tc.skip)
+			}
+			if p.Routing == nil || p.Routing.Reading != string(tc.routing.Reading) {
+				t.Errorf("the pool's routing is %+v", p.Routing)
+			}
+		})
 	}
 }

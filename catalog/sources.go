@@ -103,6 +103,7 @@ func (b *builder) expandMembers(aliasID string, members, suspended []string) ([]
 }
 
 func (b *builder) buildAliases() {
+	targetOnly := b.opts.Routing.Reading == lloom.ReadTarget
 	for _, id := range slices.Sorted(maps.Keys(b.cfg.Aliases)) {
 		a := b.cfg.Aliases[id]
 		path := fmt.Sprintf("$.aliases[%q]", id)
@@ -112,6 +113,25 @@ func (b *builder) buildAliases() {
 			continue
 		}
 		pa := model.Alias{ID: id, ActiveRoute: a.ActiveRoute}
+		if targetOnly {
+			// The release resolves alias.target to a model and nothing
+			// else: no fallbacks, optional members or route profiles.
+			var only []string
+			if b.isModel(a.Target) {
+				only = []string{a.Target}
+			}
+			for _, m := range members {
+				if !slices.Contains(only, m) && b.isModel(m) {
+					pa.Unread = append(pa.Unread, m)
+				}
+			}
+			pa.Members, pa.ActiveRoute = only, ""
+			if slo, ok := b.policy.SLO[id]; ok {
+				pa.SLO = &model.SLO{FirstTokenMs: slo.FirstTokenMs, TotalMs: slo.TotalMs}
+			}
+			b.pool.Aliases = append(b.pool.Aliases, pa)
+			continue
+		}
 		pa.Members = b.knownMembers(path+".members", members, a.OptionalMembers)
 		pa.Optional = b.knownOnly(a.OptionalMembers)
 		for _, name := range slices.Sorted(maps.Keys(a.RouteProfiles)) {

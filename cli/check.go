@@ -100,6 +100,9 @@ func runCheck(c *cli.Context) error {
 	if res.Violations == nil {
 		res.Violations = []eval.Violation{}
 	}
+	if rt := cat.Pool.Routing; rt != nil && doc.Reading != "" && doc.Reading != rt.Reading {
+		res.Notes = append(res.Notes, fmt.Sprintf("the plan was made with the %s reading of aliases; it is checked with the %s reading of LLooM %s (%s)", doc.Reading, rt.Reading, rt.Release, rt.Basis))
+	}
 	if doc.Infeasible {
 		res.Notes = append(res.Notes, "the plan says the pool is infeasible; check judges its (empty) decisions, and cannot prove infeasibility itself")
 	}

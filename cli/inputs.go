@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -31,7 +33,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "gateway", EnvVars: envVars("gateway"), Usage: "read the live fleet from the LLooM gateway (or poolsolve agent) at `URL`: node status with inventory, and metrics; needs --config", Category: cat},
 		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
 		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION`; each node is also asked directly within half of it, so one that hangs costs half", DefaultText: "5s, at most 4/5 of --time-limit where the command searches", Category: cat},
-		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports): warn about what it refuses or does not read", Category: cat},
+		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports or its answers show): route aliases as it does, warn about what it refuses or does not read", Category: cat},
 		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how each gateway's requests split over aliases, reading by reading; a live run adds its reading (read more often than every 50 requests per gateway and the split is exact)", TakesFile: true, Category: cat},
 	}
 }
@@ -249,13 +251,21 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 	if err != nil {
 		return nil, nil, err
 	}
+	rt, err := lloomRouting(c, in)
+	if err != nil {
+		return nil, nil, err
+	}
 	opts := catalog.Options{
+		Routing:          rt,
 		ConsiderInstalls: c.Bool("consider-installs"),
 		Cordons:          c.StringSlice("cordon"),
 		Pins:             c.StringSlice("pin"),
 		Profile:          c.String("profile"),
 		Unreachable:      extra,
 	}
+	// The release's own refusals are said even when poolsolve has more
+	// to say about the config.
+	refused := warnLLooMVersion(c, in, rt)
 	cat, err := catalog.Build(in, opts)
 	if err != nil {
 		var ps lloom.Problems
@@ -265,50 +275,77 @@ func buildCatalog(c *cli.Context, extra map[string]string) (*fleet.Inputs, *cata
 		return nil, nil, inputErr(err)
 	}
 	cat.Notes = append(cat.Notes, liveNotes(c)...)
-	if err := warnLLooMVersion(c, in); err != nil {
-		return nil, nil, err
+	if refused != nil {
+		return nil, nil, refused
 	}
 	return in, cat, nil
 }
 
-// lloomRelease is the LLooM release to check the config against: the
-// --lloom-version flag, else what the gateway reports; ok is false when
-// neither says.
-func lloomRelease(c *cli.Context) (r lloom.Release, ok bool, err error) {
-	v := c.String("lloom-version")
-	if v == "" {
-		if fl := liveFleet(c); fl != nil {
-			v = fl.LLooMVersion()
+// lloomRouting is how the LLooM release that runs the fleet routes an
+// alias: the --lloom-version flag, else what the gateway reports or its
+// answers show, else what saved node statuses show, else the config's own
+// (lloom.ConfigRouting).
+func lloomRouting(c *cli.Context, in *fleet.Inputs) (lloom.Routing, error) {
+	if v := c.String("lloom-version"); v != "" {
+		r, err := lloom.ParseRelease(v)
+		if err != nil {
+			return lloom.Routing{}, badInput("--lloom-version: %w", err)
+		}
+		return lloom.RoutingFor(r, "--lloom-version "+r.String()), nil
+	}
+	if fl := liveFleet(c); fl != nil {
+		if r, ok := fl.Routing(); ok {
+			return r, nil
 		}
 	}
-	if v == "" {
-		return r, false, nil
+	if in.LLooMRelease != "" {
+		if r, err := lloom.ParseRelease(in.LLooMRelease); err == nil {
+			return lloom.RoutingFor(r, "the fleet bundle records LLooM "+r.String()), nil
+		}
 	}
-	r, err = lloom.ParseRelease(v)
-	if err != nil {
-		return r, false, badInput("--lloom-version: %w", err)
+	var nodes []lloom.NodeStatus
+	for _, id := range slices.Sorted(maps.Keys(in.Nodes)) {
+		if st := in.Nodes[id].Status; st != nil {
+			nodes = append(nodes, *st)
+		}
 	}
-	return r, true, nil
+	if r, ok := lloom.DetectRouting(nodes, false); ok {
+		return r, nil
+	}
+	return lloom.ConfigRouting(in.Config), nil
 }
 
 // warnLLooMVersion prints, for validate and plan, what the config holds
 // that the LLooM release reading it refuses or ignores: poolsolve reads
-// both alias forms, LLooM 0.2.3 only the legacy one.
-func warnLLooMVersion(c *cli.Context, in *fleet.Inputs) error {
-	r, ok, err := lloomRelease(c)
-	if err != nil || !ok {
-		return err
-	}
-	if name := c.Command.Name; name != "plan" && name != "validate" {
+// both alias forms, LLooM 0.2.3 only the legacy one. validate fails when
+// a known release refuses the config.
+func warnLLooMVersion(c *cli.Context, in *fleet.Inputs, rt lloom.Routing) error {
+	name := c.Command.Name
+	if name != "plan" && name != "validate" || !rt.Known {
 		return nil
 	}
-	ws, err := lloom.VersionWarnings(in.ConfigRaw, r)
+	r, err := lloom.ParseRelease(rt.Release)
+	if err != nil {
+		return nil // a line, not a release: nothing to check against
+	}
+	local := ""
+	if fl := liveFleet(c); fl != nil {
+		local = fl.LocalNode()
+	}
+	ws, err := lloom.VersionWarnings(in.ConfigRaw, r, local)
 	if err != nil {
 		return errorf("check the config against LLooM %s: %w", r, err)
 	}
 	file := in.Sources["config"].String()
+	refused := 0
 	for _, w := range ws {
-		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", file, w)
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s: %s\n", file, w.Text)
+		if w.Refused {
+			refused++
+		}
+	}
+	if refused > 0 && name == "validate" {
+		return &exitError{ExitBadInput, fmt.Errorf("%s: LLooM %s (%s) refuses this config at load (%d reason(s) above)", file, r, rt.Basis, refused)}
 	}
 	return nil
 }

@@ -256,11 +256,11 @@ func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Po
 	if out := c.String("output"); out != "" && filepath.Base(out) != name+".json" {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM finds a fleet profile by its file name: save it as profiles/%s.json next to its config.json\n", name)
 	}
-	if r, ok, _ := lloomRelease(c); ok && !lloom.ProfilesSupported(r) {
+	if pool.TargetOnly() {
 		// Said plainly: the file is written, and the operator must not
 		// expect the release to pick it up.
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it will not read this file, and nothing changes by saving it; "+
-			"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout (--format json: rollout.steps)\n", r)
+			"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout (--format json: rollout.steps)\n", pool.Routing.Release)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)

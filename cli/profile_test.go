@@ -117,7 +117,7 @@ func TestTheEmittedProfileIsTheHandWrittenOneAndReplaysThePlan(t *testing.T) {
 func TestEmitProfileSaysWhatAProfileCannotCarry(t *testing.T) {
 	dir := t.TempDir()
 	code, out, stderr := run(t, "plan", "--quiet", "--fleet", spark, "--cordon", "spark-node-01", "--cordon", "spark-node-02",
-		"--emit-profile", "standalone", "--lloom-version", "0.2.3", "-o", filepath.Join(dir, "other.json"))
+		"--emit-profile", "standalone", "-o", filepath.Join(dir, "other.json"))
 	if code != ExitChanges || out != "" {
 		t.Fatalf("exit %d, stdout %q", code, out)
 	}
@@ -131,6 +131,10 @@ func TestEmitProfileSaysWhatAProfileCannotCarry(t *testing.T) {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
 		}
+	}
+	_, _, stderr = run(t, "plan", "--quiet", "--fleet", spark, "--emit-profile", "standalone", "--lloom-version", "0.2.3", "-o", filepath.Join(dir, "standalone.json"))
+	if want := "LLooM 0.2.3 has no fleet profiles: it will not read this file"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, stderr)
 	}
 	for _, bad := range [][]string{{"--emit-profile", "../x"}, {"--emit-profile", "ok", "--format", "json"}} {
 		if code, _, _ := run(t, append([]string{"plan", "--fleet", spark}, bad...)...); code != ExitBadInput {

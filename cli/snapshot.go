@@ -14,6 +14,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/fleet"
 	"github.com/poolsolve/poolsolve/gateway"
+	"github.com/poolsolve/poolsolve/lloom"
 )
 
 const snapshotHelp = `Captures a live fleet as one fleet bundle (docs/fleet-bundle.md), for offline
@@ -78,6 +79,12 @@ func runSnapshot(c *cli.Context) error {
 	}
 	fl := liveFleet(c)
 	in.Description = snapshotDescription(fl)
+	// A replay has no gateway to recognise: the bundle keeps its release.
+	if rt, err := lloomRouting(c, in); err != nil {
+		return err
+	} else if r, perr := lloom.ParseRelease(rt.Release); rt.Known && perr == nil {
+		in.LLooMRelease = r.String()
+	}
 	// Written as it is made: a busy gateway's metrics are tens of
 	// megabytes, and the bundle is not held whole. Nothing is written when
 	// it cannot be made; a failure leaves the file as it was.

@@ -3,6 +3,8 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -182,12 +184,12 @@ func TestProblemsNameTheirLineAndColumn(t *testing.T) {
 // TestValidateWarnsWhatTheLLooMReleaseRefuses: poolsolve reads both alias
 // forms, LLooM 0.2.3 only target + fallbacks, and exits on the members
 // form. With the release given (or reported by the gateway), validate and
-// plan say so, and still exit 0: poolsolve can plan the config.
+// plan say so; validate exits 2 when that release refuses the config.
 func TestValidateWarnsWhatTheLLooMReleaseRefuses(t *testing.T) {
 	const refuses = "LLooM 0.2.3 refuses this config: alias q38fn is missing target"
-	code, out, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "0.2.3")
-	if code != ExitOK || !strings.Contains(out, "inputs are valid") || !strings.Contains(errOut, "poolsolve: warning: ../examples/spark-fleet.json $.config: "+refuses) {
-		t.Errorf("validate --lloom-version 0.2.3 = %d\nstdout %s\nstderr %s", code, out, errOut)
+	code, _, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "0.2.3")
+	if code != ExitBadInput || !strings.Contains(errOut, "poolsolve: warning: ../examples/spark-fleet.json $.config: "+refuses) || !strings.Contains(errOut, "LLooM 0.2.3 (--lloom-version 0.2.3) refuses this config at load (3 reason(s) above)") {
+		t.Errorf("validate --lloom-version 0.2.3 = %d\nstderr %s", code, errOut)
 	}
 	if _, _, errOut := run(t, "plan", "--fleet", spark, "--solver", "greedy", "--lloom-version", "0.2.3", "--quiet"); !strings.Contains(errOut, refuses) {
 		t.Errorf("plan does not warn:\n%s", errOut)
@@ -195,7 +197,8 @@ func TestValidateWarnsWhatTheLLooMReleaseRefuses(t *testing.T) {
 	if code, _, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "0.3.0"); code != ExitOK || strings.Contains(errOut, "warning") {
 		t.Errorf("a newer release: %d %s", code, errOut)
 	}
-	if code, _, errOut := run(t, "validate", "--config", "../lloom/testdata/lloom-gateway-0.2.3/config.json", "--lloom-version", "0.2.3"); code != ExitOK || strings.Contains(errOut, "warning") {
+	code, _, errOut = run(t, "validate", "--config", "../lloom/testdata/lloom-gateway-0.2.3/config.json", "--lloom-version", "0.2.3")
+	if code != ExitOK || strings.Contains(errOut, "refuses") || !strings.Contains(errOut, "LLooM 0.2.3 does not read aliases.q38fn.fallbacks (cloud/openrouter/q38fn)") {
 		t.Errorf("the config 0.2.3 ran: %d %s", code, errOut)
 	}
 	if code, _, errOut := run(t, "validate", "--fleet", spark, "--lloom-version", "two"); code != ExitBadInput || !strings.Contains(errOut, `--lloom-version: LLooM version "two": expected major.minor.patch`) {
@@ -205,7 +208,94 @@ func TestValidateWarnsWhatTheLLooMReleaseRefuses(t *testing.T) {
 	f := newLiveFleet(t, "", newerGateway, func(_, cluster, _ map[string]any) {
 		cluster["cluster"].(map[string]any)["nodes"].(map[string]any)["spark-node-01"].(map[string]any)["version"] = "0.2.3"
 	})
-	if code, _, errOut := runCLI(t, "validate", "--gateway", f.gw.URL, "--config", f.config); code != ExitOK || !strings.Contains(errOut, refuses) {
+	if code, _, errOut := runCLI(t, "validate", "--gateway", f.gw.URL, "--config", f.config); code != ExitBadInput || !strings.Contains(errOut, refuses) {
 		t.Errorf("validate --gateway on a 0.2.3 gateway: %d %s", code, errOut)
 	}
+}
+
+// TestValidateAgainstALiveLLooM023GatewayNeedsNoVersion: a gateway that
+// answers as the captured 0.2.3 cluster did (no version) is checked as
+// 0.2.3: what that gateway served passes, with its unread fallbacks said;
+// what it exited on fails.
+func TestValidateAgainstALiveLLooM023GatewayNeedsNoVersion(t *testing.T) {
+	dir := "../lloom/testdata/lloom-0.2.3-routing/"
+	cluster, err := os.ReadFile(dir + "cluster.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		if r.URL.Path == "/gateway/cluster" {
+			w.Write(cluster)
+			return
+		}
+		w.WriteHeader(http.StatusNotFound)
+		w.Write([]byte(`{"error":{"message":"unknown route: ` + r.URL.Path + `","type":"invalid_request_error","code":"not_found"}}`))
+	}))
+	t.Cleanup(gw.Close)
+	tests := []struct {
+		name     string
+		config   string
+		code     int
+		want     []string
+		wantNone string
+	}{
+		{"the config the gateways served", "config", ExitOK, []string{
+			"LLooM 0.2.3 does not read aliases.chat.fallbacks (cloud): a request goes to primary alone, and fails when it fails",
+			"LLooM 0.2.3 does not read aliases.fed.fallbacks (cloud)",
+		}, "refuses"},
+		{"a top-level keepWarm", "refuse-keepwarm", ExitBadInput, []string{
+			"LLooM 0.2.3 refuses this config: top-level keepWarm is not supported",
+			"LLooM 0.2.3 (recognised from the gateway's answers: no version and no availabilityState, as 0.2.3 answers) refuses this config at load",
+		}, "targets unknown model"},
+		{"a node other than the gateway's without endpoint, and the model it served", "refuse-endpoint", ExitBadInput, []string{
+			`$.aliases["fed"].members[0]: unknown model or alias "node-b/bmodel"`,
+		}, ""},
+		{"a node other than the gateway's without endpoint", endpointless(t), ExitBadInput, []string{
+			"LLooM 0.2.3 refuses this config: cluster node node-b is missing endpoint (every node but the local one, node-a, needs one)",
+		}, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			file := tc.config
+			if !filepath.IsAbs(file) {
+				file = dir + file + ".json"
+			}
+			code, _, errOut := runCLI(t, "validate", "--gateway", gw.URL, "--config", file)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", code, tc.code, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+			if tc.wantNone != "" && strings.Contains(errOut, tc.wantNone) {
+				t.Errorf("stderr says %q:\n%s", tc.wantNone, errOut)
+			}
+		})
+	}
+}
+
+// endpointless is the served config with node-b's endpoint gone, and with
+// it the federated model and its alias.
+func endpointless(t *testing.T) string {
+	data, err := os.ReadFile("../lloom/testdata/lloom-0.2.3-routing/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	b := cfg["cluster"].(map[string]any)["nodes"].(map[string]any)["node-b"].(map[string]any)
+	delete(b, "endpoint")
+	delete(b, "proxy")
+	delete(cfg["aliases"].(map[string]any), "fed")
+	out, _ := json.Marshal(cfg)
+	p := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(p, out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }

@@ -23,7 +23,10 @@ type PlanDoc struct {
 	Fleet      string
 	Infeasible bool
 	// Objective is the vector the document claims, nil when it has none.
-	Objective  *model.Objective
+	Objective *model.Objective
+	// Reading is the routing reading the plan says it was made with
+	// ("target" or "members"), "" when it says none.
+	Reading    string
 	Assignment model.Assignment
 	refs       []planRef
 }
@@ -197,6 +200,15 @@ func (r *planReader) doc(root *jnode, d *PlanDoc) {
 	}
 	if f := field(o, "objective"); f != nil && !f.null() {
 		r.objective(f, d)
+	}
+	if f := field(o, "routing"); f != nil && !f.null() && r.object(f, "the routing reading") != nil {
+		if g := field(f, "reading"); g != nil {
+			if v, ok := r.str(g, "the reading"); ok && v != model.ReadTarget && v != model.ReadMembers {
+				r.fail(g, "reading %q: expected %q or %q", v, model.ReadTarget, model.ReadMembers)
+			} else {
+				d.Reading = v
+			}
+		}
 	}
 	d.Assignment = model.Assignment{Lanes: []model.LaneChoice{}, Routes: []model.RouteChoice{}}
 	if f := field(o, "nodes"); f != nil && !f.null() {

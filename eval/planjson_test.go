@@ -128,6 +128,8 @@ func TestReadPlanNamesFileLineAndPathOfBadInput(t *testing.T) {
 		{"a fractional objective", `{"schema": "poolsolve.plan/v1", "objective": [0, 1, 2, 3.5]}`, []string{"$.objective[3]", "whole number"}},
 		{"data after the document", `{"schema": "poolsolve.plan/v1"} {}`, []string{"plan.json:1:33", "unexpected data after"}},
 		{"a route without source", `{"schema": "poolsolve.plan/v1", "routes": [{"model": "big"}]}`, []string{"$.routes[0]", `missing "source"`}},
+		{"a routing reading poolsolve does not know", `{"schema": "poolsolve.plan/v1", "routing": {"reading": "weights"}}`, []string{"$.routing.reading", `reading "weights": expected "target" or "members"`}},
+		{"a routing that is not an object", `{"schema": "poolsolve.plan/v1", "routing": "target"}`, []string{"$.routing", "expected the routing reading (an object)"}},
 		{"a node listed under one key twice", "{\"schema\": \"poolsolve.plan/v1\",\n \"nodes\": [{\"id\": \"a\", \"lanes\": [], \"id\": \"b\"}]}",
 			[]string{"plan.json:2:37", `$.nodes[0].id`, `duplicate key "id" (first at line 2, column 13)`}},
 		{"a repeated odd key is bracketed", `{"schema": "poolsolve.plan/v1", "x y": 1, "x y": 2}`, []string{`$["x y"]: duplicate key`}},
@@ -219,6 +221,8 @@ func FuzzReadPlan(f *testing.F) {
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "pair", "residency": "always", "with": ["b", "a"]}]}]}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "objective": [1, 2, 3, 4], "routes": [{"source": "chat", "model": "cloud"}]}`))
 	f.Add([]byte(`{"schema": 7}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": "target", "release": "0.2.3", "basis": "x"}}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": 3}}`))
 	f.Add([]byte(`[{"\u00e9": "\ud800"}]`))
 	pool := pairPool()
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -17,7 +17,7 @@ import (
 
 // bundleKeys are the top-level keys of a bundle, in the order docs and
 // messages list them.
-var bundleKeys = []string{"schema", "description", "config", "profiles", "policy", "nodes", "metrics", "demandHistory", "benchmarks", "recipes"}
+var bundleKeys = []string{"schema", "description", "lloomRelease", "config", "profiles", "policy", "nodes", "metrics", "demandHistory", "benchmarks", "recipes"}
 
 var nodeKeys = []string{"profile", "inventory", "status", "metrics"}
 
@@ -113,6 +113,16 @@ func (b *bundleReader) read(doc *jsonpos.Value) error {
 			return b.fail(v, "$.description", "expected a string, got %s", v.Describe())
 		}
 		in.Description = v.Text
+	}
+	if v := present(doc, "lloomRelease"); v != nil {
+		if v.Kind != jsonpos.String {
+			return b.fail(v, "$.lloomRelease", "expected a LLooM release such as \"0.2.3\", got %s", v.Describe())
+		}
+		r, err := lloom.ParseRelease(v.Text)
+		if err != nil {
+			return b.fail(v, "$.lloomRelease", "%v", err)
+		}
+		in.LLooMRelease = r.String()
 	}
 
 	v := present(doc, "config")
@@ -409,6 +419,9 @@ func (in *Inputs) bundleDoc(redact bool, sp *splicer) (map[string]any, error) {
 	out := map[string]any{"schema": BundleSchema}
 	if in.Description != "" {
 		out["description"] = in.Description
+	}
+	if in.LLooMRelease != "" {
+		out["lloomRelease"] = in.LLooMRelease
 	}
 	cfg, err := in.configDoc(redact)
 	if err != nil {

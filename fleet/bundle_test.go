@@ -418,9 +418,15 @@ func TestParseBundleErrorsNameFilePathAndExpectation(t *testing.T) {
 		{"an array is not a bundle",
 			[]byte("[]"),
 			"f.json:1:1: $: expected a fleet bundle object, got an array"},
+		{"a release that is not major.minor.patch is refused",
+			mutate(t, `"0.2"`, "lloomRelease"),
+			`$.lloomRelease: LLooM version "0.2": expected major.minor.patch, e.g. 0.2.3`},
+		{"a release that is not a string is refused",
+			mutate(t, `23`, "lloomRelease"),
+			`$.lloomRelease: expected a LLooM release such as "0.2.3", got`},
 		{"an unknown top-level key is named with the known ones",
 			mutate(t, `"x"`, "polcy"),
-			`$: unknown key "polcy" (known: schema, description, config, profiles, policy, nodes, metrics, demandHistory, benchmarks, recipes)`},
+			`$: unknown key "polcy" (known: schema, description, lloomRelease, config, profiles, policy, nodes, metrics, demandHistory, benchmarks, recipes)`},
 		{"another schema is refused",
 			mutate(t, `"poolsolve.fleet/v2"`, "schema"),
 			`$.schema: expected "poolsolve.fleet/v1", got string "poolsolve.fleet/v2"`},
@@ -611,6 +617,7 @@ func FuzzLoadBundle(f *testing.F) {
 		f.Add(data)
 	}
 	f.Add([]byte(`{"schema":"poolsolve.fleet/v1","config":{}}`))
+	f.Add([]byte(`{"schema":"poolsolve.fleet/v1","lloomRelease":"v0.2.3-rc.1","config":{}}`))
 	f.Add([]byte(`{"schema":"poolsolve.fleet/v1","config":{"pool":{"pins":[{"alias":"a","route":"b"}]}},"policy":{"pins":[{"runtime":"r"}]}}`))
 	f.Add([]byte(`{"schema":"poolsolve.fleet/v1","config":{},"nodes":{"n":{"status":{"id":"n"},"inventory":{"schema":"poolsolve.inventory/v1","nodeId":"n"}}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {

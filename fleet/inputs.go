@@ -21,6 +21,9 @@ const BundleSchema = "poolsolve.fleet/v1"
 type Inputs struct {
 	// Description is the bundle's optional "description".
 	Description string
+	// LLooMRelease is the bundle's optional "lloomRelease": the release
+	// of the gateway it was taken from, as that gateway was recognised.
+	LLooMRelease string
 	// Config is LLooM's config.json; ConfigRaw is the same document as
 	// compact JSON with sorted keys, for readers of blocks lloom does not
 	// model.

@@ -397,6 +397,10 @@ type Alias struct {
 	// Direct is set when the alias was written as a bare id string; its only
 	// member is that id.
 	Direct bool `json:"-"`
+	// Target is the alias's `target` as written (a bare id string is one):
+	// all that LLooM 0.2.3 routes by. Empty for the members form. It is
+	// written back next to members, which later releases read instead.
+	Target string `json:"target,omitempty"`
 }
 
 // RouteProfile is a named alternative member list of an alias.
@@ -447,7 +451,7 @@ type aliasWire struct {
 func (a *Alias) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
 	switch v.Kind {
 	case jsonpos.String:
-		*a = Alias{Members: []string{v.Text}, Direct: true}
+		*a = Alias{Members: []string{v.Text}, Direct: true, Target: v.Text}
 	case jsonpos.Object:
 		var set memberSet
 		d.decodeStruct(v, path, reflect.ValueOf(&set).Elem())
@@ -464,6 +468,7 @@ func (a *Alias) decodeJSON(d *decoder, v *jsonpos.Value, path string) {
 			PerformanceMetric: w.PerformanceMetric,
 			Advertise:         w.Advertise,
 			Description:       w.Description,
+			Target:            set.Target,
 		}
 	default:
 		d.expected(v, path, "a model id or an alias object")

@@ -56,7 +56,29 @@ type Pool struct {
 	Pins     []Pin     `json:"pins,omitempty"`
 	Current  Current   `json:"current"`
 	Settings Settings  `json:"settings"`
+	// Routing is how the LLooM release that runs the fleet routes an
+	// alias; nil reads as the members reading.
+	Routing *Routing `json:"routing,omitempty"`
 }
+
+// Routing names the reading an alias's members were built with.
+type Routing struct {
+	// Reading is "target" (LLooM 0.2.3: the target alone, no fallbacks)
+	// or "members" (later releases: members in order, route profiles).
+	Reading string `json:"reading"`
+	Release string `json:"release"`
+	// Basis says how the release was known, or that it was not.
+	Basis string `json:"basis"`
+}
+
+// Reading values.
+const (
+	ReadTarget  = "target"
+	ReadMembers = "members"
+)
+
+// TargetOnly reports whether aliases go to their target alone.
+func (p *Pool) TargetOnly() bool { return p.Routing != nil && p.Routing.Reading == ReadTarget }
 
 // Node is one machine of the pool.
 type Node struct {
@@ -226,8 +248,11 @@ type Alias struct {
 	ID string `json:"id"`
 	// Members are model ids in order, nested aliases expanded and
 	// suspended members removed.
-	Members      []string `json:"members"`
-	Optional     []string `json:"optional,omitempty"`
+	Members  []string `json:"members"`
+	Optional []string `json:"optional,omitempty"`
+	// Unread are the members the config names that the release's reading
+	// never routes to (0.2.3: the fallbacks), in order.
+	Unread       []string `json:"unread,omitempty"`
 	Routes       []Route  `json:"routes,omitempty"`
 	ActiveRoute  string   `json:"activeRoute,omitempty"`
 	Demand       float64  `json:"demand"`

@@ -37,6 +37,11 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 		Changes:     []Change{},
 		Notes:       scrubAll(meta.Notes),
 	}
+	if p.Routing != nil {
+		rt := *p.Routing
+		rt.Basis = scrub(rt.Basis)
+		pl.Routing = &rt
+	}
 	if pl.Solver == "" && res != nil {
 		pl.Solver = string(res.Stats.Solver)
 	}

@@ -35,6 +35,9 @@ type Plan struct {
 	Fleet     string   `json:"fleet,omitempty"`
 	Solver    string   `json:"solver,omitempty"`
 	Fallbacks []string `json:"fallbacks,omitempty"`
+	// Routing is how the LLooM release that runs the fleet routes an
+	// alias, as the plan read it, and why that reading.
+	Routing *model.Routing `json:"routing,omitempty"`
 	// Interrupted is set when a signal (SIGINT, SIGTERM) stopped the
 	// search: the plan is the best found by then, and each level's
 	// status says what was proved.

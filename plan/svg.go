@@ -272,6 +272,9 @@ func (s *svgLayout) headerLines() []textLine {
 	if m := metaLine(p); m != "" {
 		ls = append(ls, textLine{text: m})
 	}
+	if rt := routingLine(p.Routing); rt != "" {
+		ls = append(ls, textLine{text: rt, wrap: true})
+	}
 	for _, fb := range p.Fallbacks {
 		ls = append(ls, textLine{text: "Fallback: " + fb, color: colResidency})
 	}

@@ -57,6 +57,9 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 	if meta := metaLine(p); meta != "" {
 		t.para(meta)
 	}
+	if rt := routingLine(p.Routing); rt != "" {
+		t.para(rt)
+	}
 	if p.Infeasible {
 		t.blank()
 		t.line(t.paint(ansiBold+ansiRed, "No plan: the hard constraints (pins, cordons, budgets) admit none."))
@@ -253,6 +256,18 @@ func metaLine(p *Plan) string {
 		return interrupted
 	}
 	return strings.TrimSpace("Planned " + strings.Join(parts, ", ") + ". " + interrupted)
+}
+
+// routingLine states the reading the plan was made with.
+func routingLine(r *model.Routing) string {
+	if r == nil {
+		return ""
+	}
+	what := "an alias goes to its first available member; route profiles and fleet profiles apply."
+	if r.Reading == model.ReadTarget {
+		what = "an alias goes to its target alone; fallbacks are not taken, so an alias whose target is not planned is uncovered."
+	}
+	return fmt.Sprintf("Routing: LLooM %s (%s): %s", r.Release, r.Basis, what)
 }
 
 func (t *textWriter) list(title string, xs []string) {

@@ -389,7 +389,7 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 	var out []Explanation
 	if err != nil {
 		for _, sid := range uncovered {
-			out = append(out, explainStatic(p, sid, proved))
+			out = append(out, withUnread(p, explainStatic(p, sid, proved)))
 		}
 		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
 		return out
@@ -408,6 +408,27 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 	}
 	slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
 	return out
+}
+
+// withUnread adds, to an uncovered alias's explanation, the members the
+// release never routes to: under LLooM 0.2.3's reading a fallback does
+// not cover an alias whose target is not planned.
+func withUnread(p *model.Pool, ex Explanation) Explanation {
+	if !p.TargetOnly() {
+		return ex
+	}
+	for _, a := range p.Aliases {
+		if a.ID != ex.Subject || len(a.Unread) == 0 {
+			continue
+		}
+		note := fmt.Sprintf("LLooM %s sends %s to its target alone, never to %s", p.Routing.Release, ex.Subject, strings.Join(a.Unread, ", "))
+		if ex.Reason == "" {
+			ex.Reason = note
+		} else {
+			ex.Reason += "; " + note
+		}
+	}
+	return ex
 }
 
 // servedLate are the routes of aliases served by a candidate after the

@@ -801,7 +801,7 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 	_, cands := k.candidates(sid)
 	if len(cands) == 0 {
 		ex.Reason = "no candidate model"
-		return ex
+		return withUnread(k.p, ex)
 	}
 	var parts []string
 	open := false
@@ -834,5 +834,5 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 	}
 	ex.Pins = sortedUnique(ex.Pins)
 	ex.Reason = strings.Join(parts, "; ")
-	return ex
+	return withUnread(k.p, ex)
 }
