@@ -97,7 +97,7 @@ func TestServeAnswersAsAGatewayAndStopsCleanly(t *testing.T) {
 		want int
 	}{
 		{"no key is 401", "", http.StatusUnauthorized},
-		{"a wrong key is 403", "not-the-key", http.StatusForbidden},
+		{"a wrong key is 401, as in LLooM", "not-the-key", http.StatusUnauthorized},
 		{"the key reads the node", "serve-test-key", http.StatusOK},
 	}
 	for _, tc := range tests {
