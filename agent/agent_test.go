@@ -95,7 +95,7 @@ func newConfig(id string, src InventorySource) Config {
 		Inventory: src, Prober: host{id: id}, Getenv: env, Now: fixedNow}
 }
 
-func mustHandler(t *testing.T, cfg Config) http.Handler {
+func mustHandler(t testing.TB, cfg Config) http.Handler {
 	t.Helper()
 	h, err := NewHandler(cfg)
 	if err != nil {
