@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -48,6 +49,7 @@ func startServe(t *testing.T, args ...string) *served {
 		}
 		select {
 		case code := <-s.done:
+			s.done <- code // for the cleanup
 			t.Fatalf("serve exited %d before listening: %s", code, s.stderr)
 		case <-time.After(10 * time.Millisecond):
 		}
@@ -168,6 +170,67 @@ func TestServeRefusesToStartUnsafely(t *testing.T) {
 			code, _, stderr := runCLI(t, append([]string{"serve"}, tc.args...)...)
 			if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitBadInput, tc.want)
+			}
+		})
+	}
+}
+
+// TestTheNodeIDIsPickedAsLLooMPicksIt: serve and inventory take the id a
+// LLooM 0.2.3 gateway with the same environment and config would take
+// (LLOOM_NODE_ID, then cluster.nodeId expanded, then the host name), so
+// the agent answers for the node its gateway is.
+func TestTheNodeIDIsPickedAsLLooMPicksIt(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Skip("this machine has no host name")
+	}
+	t.Setenv("POOLSOLVE_SERVE_KEY", "serve-test-key")
+	tests := []struct {
+		name     string
+		flag     string
+		envID    string
+		configID string
+		want     string
+	}{
+		{"the environment wins over the config", "", "env-node", "config-node", "env-node"},
+		{"the config is read when the environment is unset", "", "", "config-node", "config-node"},
+		{"a placeholder in the config is expanded", "", "", "${POOLSOLVE_TEST_NODE}", "placeholder-node"},
+		{"the host name is the last resort", "", "", "", host},
+		{"an unset placeholder falls back to the host name", "", "", "${POOLSOLVE_TEST_UNSET}", host},
+		{"--node-id wins over both", "flag-node", "env-node", "config-node", "flag-node"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LLOOM_NODE_ID", tc.envID)
+			t.Setenv("POOLSOLVE_TEST_NODE", "placeholder-node")
+			t.Setenv("POOLSOLVE_TEST_UNSET", "")
+			cfg := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(cfg, []byte(`{
+		"cluster": {"nodeId": "`+tc.configID+`", "apiKeyEnv": "POOLSOLVE_SERVE_KEY",
+		            "nodes": {"config-node": {"endpoint": "http://127.0.0.1:9", "resources": {"memoryGb": 16}},
+		                      "env-node": {"endpoint": "http://127.0.0.1:9", "resources": {"memoryGb": 16}}}},
+		"backends": {"cloud": {"type": "openai", "baseUrl": "https://api.example/v1", "apiKeyEnv": "CLOUD_KEY"}},
+		"models": [{"id": "cloud/chat", "backend": "cloud", "tags": ["cloud", "external"]}],
+		"aliases": {"chat": {"members": ["cloud/chat"]}}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--config", cfg}
+			if tc.flag != "" {
+				args = append(args, "--node-id", tc.flag)
+			}
+			s := startServe(t, args...)
+			if !strings.Contains(s.stderr.String(), "node "+tc.want+" listening on") {
+				t.Errorf("serve startup line %q, want node %s", s.stderr, tc.want)
+			}
+			if code, body := get(t, s.url+"/gateway/node", "serve-test-key"); code != http.StatusOK || !strings.Contains(string(body), `"id":"`+tc.want+`"`) {
+				t.Errorf("GET /gateway/node = %d %s, want node %s", code, body, tc.want)
+			}
+			code, out, stderr := runCLI(t, append([]string{"inventory", "--format", "json"}, args...)...)
+			var inv struct {
+				NodeID string `json:"nodeId"`
+			}
+			if code != ExitOK || json.Unmarshal([]byte(out), &inv) != nil || inv.NodeID != tc.want {
+				t.Errorf("inventory exited %d (%s), nodeId %q, want %s", code, stderr, inv.NodeID, tc.want)
 			}
 		})
 	}
