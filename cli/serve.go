@@ -130,11 +130,13 @@ func runServe(c *cli.Context) error {
 	}
 	acfg.Inventory = inventory.NewCollector(opts)
 	keyEnv := c.String("api-key-env")
-	if keyEnv == "" && cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
+	if keyEnv != "" {
+		// The value is never printed: it may be the key itself.
+		if err := checkKeyEnv(keyEnv); err != nil && !(insecure && envName.MatchString(keyEnv)) {
+			return err
+		}
+	} else if cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
 		keyEnv = cfg.Cluster.APIKeyEnv
-	}
-	if keyEnv != "" && !envName.MatchString(keyEnv) {
-		return badInput("--api-key-env %q: expected the name of an environment variable", keyEnv)
 	}
 	auth := "admin key from $" + keyEnv
 	acfg.APIKeyEnv = keyEnv

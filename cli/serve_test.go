@@ -159,11 +159,11 @@ func TestServeRefusesToStartUnsafely(t *testing.T) {
 		want string
 	}{
 		{"without a key", []string{"--node-id", "n1"}, "serve needs an admin key (no --api-key-env and no cluster.apiKeyEnv in the config)"},
-		{"with an empty key variable", []string{"--node-id", "n1", "--api-key-env", "POOLSOLVE_EMPTY_KEY"}, "environment variable POOLSOLVE_EMPTY_KEY is unset or empty"},
+		{"with an empty key variable", []string{"--node-id", "n1", "--api-key-env", "POOLSOLVE_EMPTY_KEY"}, "--api-key-env names an environment variable that is unset or empty"},
 		{"without a key on every interface", []string{"--node-id", "n1", "--insecure-no-auth", "--listen", "0.0.0.0:0"}, "on loopback only"},
 		{"without a key on an empty host", []string{"--node-id", "n1", "--insecure-no-auth", "--listen", ":0"}, "on loopback only"},
 		{"on an address without a port", []string{"--node-id", "n1", "--listen", "localhost"}, "expected host:port"},
-		{"with a bad key variable name", []string{"--node-id", "n1", "--api-key-env", "not a name"}, "expected the name of an environment variable"},
+		{"with a bad key variable name", []string{"--node-id", "n1", "--api-key-env", "not a name"}, "expects the name of an environment variable"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
