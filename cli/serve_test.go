@@ -235,3 +235,55 @@ func TestTheNodeIDIsPickedAsLLooMPicksIt(t *testing.T) {
 		})
 	}
 }
+
+// TestServeTakesTheNodeIDALLooM023GatewayTakes starts serve as two real
+// 0.2.3 gateways were started (agent/testdata/README.md): the config's
+// cluster.nodeId is spark-node-03, LLOOM_NODE_ID set or empty. The agent
+// must answer for the node the gateway answered for.
+func TestServeTakesTheNodeIDALLooM023GatewayTakes(t *testing.T) {
+	raw, err := os.ReadFile("../gateway/testdata/gateway-0.2.3-config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cluster"].(map[string]any)["nodeId"] = "spark-node-03"
+	raw, _ = json.Marshal(doc)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LLOOM_CLUSTER_KEY", "cluster-key-123")
+	tests := []struct {
+		name    string
+		envID   string
+		capture string
+	}{
+		{"with LLOOM_NODE_ID set, the environment's node", "spark-node-02", "gateway-0.2.3-node-id-env.json"},
+		{"with LLOOM_NODE_ID empty, the config's node", "", "gateway-0.2.3-node-id-config.json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LLOOM_NODE_ID", tc.envID)
+			body, err := os.ReadFile("../agent/testdata/" + tc.capture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := lloom.ParseNodeStatus(body, tc.capture)
+			if err != nil || want.ID == "" {
+				t.Fatalf("capture: %v", err)
+			}
+			s := startServe(t, "--config", cfg)
+			code, got := get(t, s.url+"/gateway/node", "cluster-key-123")
+			st, err := lloom.ParseNodeStatus(got, "answer")
+			if code != http.StatusOK || err != nil {
+				t.Fatalf("GET /gateway/node = %d (%v): %s", code, err, got)
+			}
+			if st.ID != want.ID {
+				t.Errorf("the agent answers for %q; the gateway answered for %q", st.ID, want.ID)
+			}
+		})
+	}
+}
