@@ -13,12 +13,16 @@
 //	GET /gateway/metrics                the local LLooM gateway's metrics,
 //	                                    relayed, when Config.LocalGateway is
 //	                                    set; else 404
+//	GET /health                         {"ok":true,"name":"poolsolve"}, no key
 //
-// Both are admin reads: a bearer token, whose value is in the environment
-// variable the config names (cluster.apiKeyEnv style), compared in
-// constant time; 401 without a token, 403 with a wrong one. Errors use
-// LLooM's envelope {"error":{"message","type","code"}}. Serve listens on
-// loopback unless told otherwise.
+// They answer as a LLooM 0.2.3 gateway does. All are admin reads: the key,
+// whose value is in the environment variable the config names
+// (cluster.apiKeyEnv style), as a bearer token or else an x-api-key header
+// (a bearer token wins, even a wrong one), compared in constant time; 401
+// for a missing or a wrong key. GET /health and OPTIONS need no key. Any
+// other method or path is 404 "unknown route", after the key check. Errors
+// use LLooM's envelope {"error":{"message","type","code"}}. Serve listens
+// on loopback unless told otherwise.
 //
 // What the agent adds to LLooM's answers is model-root paths, image names
 // and fabric addresses. It never returns keys or backend URLs: remote

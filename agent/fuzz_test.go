@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -67,6 +68,46 @@ func FuzzRemoteAnswer(f *testing.F) {
 		out := rec.Body.String()
 		if !strings.Contains(out, `"b":{`) || strings.Contains(out, adminKey) || strings.Contains(out, "peer.invalid") {
 			t.Fatalf("cluster answer lacks peer b or leaks the key or endpoint: %s", out)
+		}
+	})
+}
+
+// FuzzRequestKey sends arbitrary keys, methods and paths: the agent
+// answers with one of LLooM's statuses, serves a route only for the right
+// key, and never echoes what the caller sent as a key.
+func FuzzRequestKey(f *testing.F) {
+	f.Add("GET", "/gateway/node", "Bearer "+adminKey, "")
+	f.Add("GET", "/gateway/node", "", adminKey)
+	f.Add("GET", "/gateway/node", "Bearer wrong-key-456", adminKey)
+	f.Add("GET", "/gateway/node", "Basic Zm9vOmJhcg==", adminKey)
+	f.Add("GET", "/gateway/node", "bearer \t"+adminKey+" ", "")
+	f.Add("POST", "/health", "", "")
+	f.Add("OPTIONS", "/x", "Bearer hunter2-long-secret", "hunter2-long-secret")
+	f.Add("GET", "/nope", "Bearer", "eyJhbGciOiJIUzI1NiJ9.e30.sig")
+	h := mustHandler(f, newConfig("a", sparkInventory("a")))
+	f.Fuzz(func(t *testing.T, method, path, auth, xAPIKey string) {
+		req, err := http.NewRequest(method, "http://agent.invalid/", nil)
+		if err != nil || strings.ContainsAny(auth+xAPIKey, "\r\n\x00") {
+			return // no client can send that
+		}
+		req.URL.Path = path
+		req.Header.Set("Authorization", auth)
+		req.Header.Set("X-Api-Key", xAPIKey)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		switch rec.Code {
+		case 200, 204, 401, 404, 503:
+		default:
+			t.Fatalf("%s %q = %d", method, path, rec.Code)
+		}
+		given := requestKey(req)
+		if rec.Code == 200 && given != adminKey && !(method == "GET" && path == "/health") {
+			t.Fatalf("%s %q served with key %q", method, path, given)
+		}
+		for _, k := range []string{auth, xAPIKey} {
+			if len(k) >= 8 && k != adminKey && strings.Contains(rec.Body.String(), k) && !strings.Contains(path, k) {
+				t.Fatalf("the answer echoes the key %q: %s", k, rec.Body)
+			}
 		}
 	})
 }

@@ -59,48 +59,82 @@ func NewHandler(cfg Config) (http.Handler, error) {
 }
 
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// As in LLooM: a preflight and GET /health need no key; every other
+	// request is checked before its route is looked up, so an unknown
+	// route tells nothing to a caller without the key.
+	if r.Method == http.MethodOptions {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/health" {
+		writeJSON(w, http.StatusOK, healthBody{OK: true, Name: HealthName})
+		return
+	}
 	if !h.authorized(w, r) {
 		return
 	}
 	var route func(http.ResponseWriter, *http.Request)
-	switch r.URL.Path {
-	case "/gateway/node":
-		route = h.node
-	case "/gateway/cluster":
-		route = h.cluster
-	case "/gateway/profile":
-		route = h.profile
-	case "/gateway/metrics":
-		route = h.metrics
-	default:
-		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "no route "+strconv.Quote(clip(r.URL.Path)))
-		return
+	if r.Method == http.MethodGet {
+		switch r.URL.Path {
+		case "/gateway/node":
+			route = h.node
+		case "/gateway/cluster":
+			route = h.cluster
+		case "/gateway/profile":
+			route = h.profile
+		case "/gateway/metrics":
+			route = h.metrics
+		}
 	}
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		writeError(w, http.StatusMethodNotAllowed, "invalid_request_error", "method_not_allowed", r.Method+" is not allowed; this agent is read-only")
+	if route == nil {
+		// LLooM matches method and path together: a POST or HEAD of a
+		// served path is an unknown route too.
+		writeError(w, http.StatusNotFound, "invalid_request_error", "not_found", "unknown route: "+clip(r.URL.Path))
 		return
 	}
 	route(w, r)
 }
 
-// authorized checks the bearer token: 401 when there is none, 403 when it
-// is wrong. Both sides are hashed first so the comparison takes the same
-// time whatever the token's length.
+// HealthName is the name GET /health gives; a LLooM gateway gives its
+// config's name, "LLooM" by default.
+const HealthName = "poolsolve"
+
+type healthBody struct {
+	OK   bool   `json:"ok"`
+	Name string `json:"name"`
+}
+
+// authorized checks the admin key as LLooM does: a bearer token, else an
+// x-api-key header; a missing and a wrong key are both 401, with LLooM's
+// message for an admin route (under /gateway/) or any other. Both sides
+// are hashed first so the comparison takes the same time whatever the
+// key's length.
 func (h *handler) authorized(w http.ResponseWriter, r *http.Request) bool {
-	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	token = strings.TrimSpace(token)
-	if !strings.EqualFold(scheme, "Bearer") || token == "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="poolsolve"`)
-		writeError(w, http.StatusUnauthorized, "authentication_error", "unauthorized", "missing or invalid admin authorization token")
-		return false
+	key := requestKey(r)
+	sum := sha256.Sum256([]byte(key))
+	if key != "" && subtle.ConstantTimeCompare(sum[:], h.keySum[:]) == 1 {
+		return true
 	}
-	sum := sha256.Sum256([]byte(token))
-	if subtle.ConstantTimeCompare(sum[:], h.keySum[:]) != 1 {
-		writeError(w, http.StatusForbidden, "permission_error", "forbidden", "admin authorization token not accepted")
-		return false
+	msg := "missing or invalid authorization token"
+	if strings.HasPrefix(r.URL.Path, "/gateway/") {
+		msg = "missing or invalid admin authorization token"
 	}
-	return true
+	w.Header().Set("WWW-Authenticate", `Bearer realm="poolsolve"`)
+	writeError(w, http.StatusUnauthorized, "authentication_error", "unauthorized", msg)
+	return false
+}
+
+// requestKey is the key a request carries, read in LLooM's order: a
+// bearer token wins over x-api-key, even a wrong one.
+func requestKey(r *http.Request) string {
+	auth := r.Header.Get("Authorization")
+	if len(auth) > len("Bearer") && strings.EqualFold(auth[:len("Bearer")], "Bearer") {
+		rest := auth[len("Bearer"):]
+		if tok := strings.TrimLeft(rest, " \t"); tok != rest && tok != "" {
+			return strings.TrimRight(tok, " \t")
+		}
+	}
+	return r.Header.Get("X-Api-Key")
 }
 
 func wantInventory(r *http.Request) bool {

@@ -133,20 +133,31 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
+// checkKeyEnv refuses a --api-key-env value that names no set variable.
+// The messages never repeat the value: an operator who gave the key itself
+// instead of its variable's name would see it printed, and a key can look
+// like a name ("abc").
+func checkKeyEnv(name string) error {
+	if !envName.MatchString(name) {
+		return badInput("--api-key-env expects the name of an environment variable (such as LLOOM_CLUSTER_KEY), not the key itself; the value given is not repeated here")
+	}
+	if os.Getenv(name) == "" {
+		return badInput("--api-key-env names an environment variable that is unset or empty (the name is not repeated here, in case it is the key itself)")
+	}
+	return nil
+}
+
 // apiKey reads the admin key from the environment variable named by
 // --api-key-env, else by the config's cluster.apiKeyEnv. A variable named
 // on the command line must be set; the config's may be unset, for
-// gateways that take no key. The value is never printed.
+// gateways that take no key. Neither the key nor the flag's value is
+// printed.
 func apiKey(flag string, cfg *lloom.Config) (string, error) {
 	if flag != "" {
-		if !envName.MatchString(flag) {
-			return "", badInput("--api-key-env %q: expected the name of an environment variable", flag)
+		if err := checkKeyEnv(flag); err != nil {
+			return "", err
 		}
-		v := os.Getenv(flag)
-		if v == "" {
-			return "", badInput("--api-key-env %s: the environment variable is unset or empty", flag)
-		}
-		return v, nil
+		return os.Getenv(flag), nil
 	}
 	if cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
 		return os.Getenv(cfg.Cluster.APIKeyEnv), nil

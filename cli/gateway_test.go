@@ -245,7 +245,7 @@ func TestGatewayFlagsAreChecked(t *testing.T) {
 		{"--gateway with --fleet", []string{"plan", "--gateway", f.gw.URL, "--fleet", sparkBundle}, ExitBadInput, "do not also give --fleet"},
 		{"--gateway with a saved status", []string{"plan", "--gateway", f.gw.URL, "--config", f.config, "--status", f.config}, ExitBadInput, "do not also give --status"},
 		{"--api-key-env without --gateway", []string{"plan", "--fleet", sparkBundle, "--api-key-env", "POOLSOLVE_TEST_KEY"}, ExitBadInput, "give --gateway URL too"},
-		{"--api-key-env naming an unset variable", []string{"plan", "--gateway", f.gw.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_UNSET_KEY"}, ExitBadInput, "POOLSOLVE_UNSET_KEY: the environment variable is unset or empty"},
+		{"--api-key-env naming an unset variable", []string{"plan", "--gateway", f.gw.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_UNSET_KEY"}, ExitBadInput, "--api-key-env names an environment variable that is unset or empty"},
 		{"a key the gateway refuses", []string{"plan", "--gateway", f.gw.URL, "--config", f.config, "--api-key-env", "POOLSOLVE_WRONG_KEY"}, ExitBadInput, "unauthorized (HTTP 401: missing or invalid admin authorization token): set --api-key-env"},
 		{"no key at all", []string{"catalog", "--gateway", f.gw.URL, "--config", f.config}, ExitBadInput, "unauthorized"},
 		{"a gateway URL with credentials", []string{"plan", "--gateway", "http://admin:hunter2@127.0.0.1:1", "--config", f.config}, ExitBadInput, "carries credentials"},

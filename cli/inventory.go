@@ -50,7 +50,7 @@ func inventoryCommand() *cli.Command {
 		Flags: []cli.Flag{
 			formatFlag(),
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
-			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
+			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default, as LLooM picks it: $LLOOM_NODE_ID, else the config's cluster.nodeId, else the host name)"},
 			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id and its fabric links to the other nodes", TakesFile: true},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
 		},
@@ -115,12 +115,9 @@ func inventoryOptions(c *cli.Context) (inventory.Options, *lloom.Config, error) 
 			return opts, nil, err
 		}
 		cfg = in.Config
-		if opts.NodeID == "" {
-			opts.NodeID = cfg.CurrentNodeID("")
-		}
 	}
 	if opts.NodeID == "" {
-		opts.NodeID = os.Getenv("LLOOM_NODE_ID")
+		opts.NodeID = cfg.LocalNodeID(os.Getenv)
 	}
 	if cfg != nil && opts.NodeID != "" {
 		opts.Links, opts.FabricPeers = inventory.FabricFromCluster(&cfg.Cluster, opts.NodeID)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
@@ -78,21 +77,6 @@ func TestInventoryPrintsThisMachine(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, "inventory", "--format", "yaml"); code != ExitBadInput || !strings.Contains(stderr, `--format "yaml"`) {
 		t.Errorf("a bad format: exit %d, %q", code, stderr)
-	}
-}
-
-func TestInventoryTakesTheNodeFromTheConfig(t *testing.T) {
-	f := newLiveFleet(t, "", newerGateway, nil)
-	t.Setenv("LLOOM_NODE_ID", "from-the-environment")
-	code, stdout, stderr := runCLI(t, "inventory", "--config", f.config, "--format", "json")
-	if code != ExitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
-	}
-	var inv struct {
-		NodeID string `json:"nodeId"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &inv); err != nil || inv.NodeID != "spark-node-01" {
-		t.Errorf("nodeId = %q (%v), want the config's cluster.nodeId spark-node-01", inv.NodeID, err)
 	}
 }
 

@@ -34,12 +34,20 @@ so 'poolsolve plan --gateway URL' reads a node without LLooM, or a newer
 inventory next to an older gateway. The inventory is collected on request
 and cached for 5 minutes.
 
-All routes are admin reads: a bearer token, from the environment variable
-named by --api-key-env (else the config's cluster.apiKeyEnv), compared in
-constant time; 401 without a token, 403 with a wrong one. The agent refuses
-to start without one, unless --insecure-no-auth is given, which is allowed on
-a loopback address only. It listens on loopback unless told otherwise and
-stops gracefully on SIGINT or SIGTERM.
+It answers as a LLooM 0.2.3 gateway does. All routes are admin reads: the
+key, from the environment variable named by --api-key-env (else the
+config's cluster.apiKeyEnv), as a bearer token or else an x-api-key header,
+compared in constant time; 401 for a missing or a wrong key. GET /health
+answers {"ok":true,"name":"poolsolve"} without a key; any other method or
+path is 404 "unknown route" once the key is right. The agent refuses to
+start without a key, unless --insecure-no-auth is given, which is allowed
+on a loopback address only. It listens on loopback unless told otherwise
+and stops gracefully on SIGINT or SIGTERM.
+
+The node id is picked as LLooM picks it: --node-id, else $LLOOM_NODE_ID,
+else the config's cluster.nodeId (its ${ENV} references expanded), else the
+host name. So an agent started beside a gateway with the same environment
+and config takes the same id.
 
 Exit codes:
    0  stopped by SIGINT or SIGTERM
@@ -70,7 +78,7 @@ func serveCommand() *cli.Command {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "listen", Value: DefaultListen, Usage: "listen on `ADDR` (host:port)"},
 			&cli.StringFlag{Name: "config", EnvVars: envVars("config"), Usage: "LLooM config.json (`FILE`): this node's id, the cluster's other nodes and their endpoints, the key variable", TakesFile: true},
-			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default: the config's cluster.nodeId, else $LLOOM_NODE_ID, else the host name)"},
+			&cli.StringFlag{Name: "node-id", Usage: "this node's `ID` (default, as LLooM picks it: $LLOOM_NODE_ID, else the config's cluster.nodeId, else the host name)"},
 			&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the admin bearer key (default: the config's cluster.apiKeyEnv)"},
 			&cli.BoolFlag{Name: "insecure-no-auth", Usage: "serve without a key; allowed on a loopback address only"},
 			&cli.StringSliceFlag{Name: "model-root", Usage: "also scan `DIR` for weights, on top of the Hugging Face cache (repeatable)", TakesFile: true},
@@ -102,7 +110,7 @@ func runServe(c *cli.Context) error {
 	self := opts.NodeID
 	if self == "" {
 		if self, err = os.Hostname(); err != nil || self == "" {
-			return badInput("no node id: give --node-id, set cluster.nodeId in the config, or set LLOOM_NODE_ID")
+			return badInput("no node id: give --node-id, set LLOOM_NODE_ID, or set cluster.nodeId in the config")
 		}
 		opts.NodeID = self
 		if cfg != nil {
@@ -122,11 +130,13 @@ func runServe(c *cli.Context) error {
 	}
 	acfg.Inventory = inventory.NewCollector(opts)
 	keyEnv := c.String("api-key-env")
-	if keyEnv == "" && cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
+	if keyEnv != "" {
+		// The value is never printed: it may be the key itself.
+		if err := checkKeyEnv(keyEnv); err != nil && !(insecure && envName.MatchString(keyEnv)) {
+			return err
+		}
+	} else if cfg != nil && envName.MatchString(cfg.Cluster.APIKeyEnv) {
 		keyEnv = cfg.Cluster.APIKeyEnv
-	}
-	if keyEnv != "" && !envName.MatchString(keyEnv) {
-		return badInput("--api-key-env %q: expected the name of an environment variable", keyEnv)
 	}
 	auth := "admin key from $" + keyEnv
 	acfg.APIKeyEnv = keyEnv

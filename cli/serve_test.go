@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"os"
@@ -48,6 +49,7 @@ func startServe(t *testing.T, args ...string) *served {
 		}
 		select {
 		case code := <-s.done:
+			s.done <- code // for the cleanup
 			t.Fatalf("serve exited %d before listening: %s", code, s.stderr)
 		case <-time.After(10 * time.Millisecond):
 		}
@@ -97,7 +99,7 @@ func TestServeAnswersAsAGatewayAndStopsCleanly(t *testing.T) {
 		want int
 	}{
 		{"no key is 401", "", http.StatusUnauthorized},
-		{"a wrong key is 403", "not-the-key", http.StatusForbidden},
+		{"a wrong key is 401, as in LLooM", "not-the-key", http.StatusUnauthorized},
 		{"the key reads the node", "serve-test-key", http.StatusOK},
 	}
 	for _, tc := range tests {
@@ -157,17 +159,130 @@ func TestServeRefusesToStartUnsafely(t *testing.T) {
 		want string
 	}{
 		{"without a key", []string{"--node-id", "n1"}, "serve needs an admin key (no --api-key-env and no cluster.apiKeyEnv in the config)"},
-		{"with an empty key variable", []string{"--node-id", "n1", "--api-key-env", "POOLSOLVE_EMPTY_KEY"}, "environment variable POOLSOLVE_EMPTY_KEY is unset or empty"},
+		{"with an empty key variable", []string{"--node-id", "n1", "--api-key-env", "POOLSOLVE_EMPTY_KEY"}, "--api-key-env names an environment variable that is unset or empty"},
 		{"without a key on every interface", []string{"--node-id", "n1", "--insecure-no-auth", "--listen", "0.0.0.0:0"}, "on loopback only"},
 		{"without a key on an empty host", []string{"--node-id", "n1", "--insecure-no-auth", "--listen", ":0"}, "on loopback only"},
 		{"on an address without a port", []string{"--node-id", "n1", "--listen", "localhost"}, "expected host:port"},
-		{"with a bad key variable name", []string{"--node-id", "n1", "--api-key-env", "not a name"}, "expected the name of an environment variable"},
+		{"with a bad key variable name", []string{"--node-id", "n1", "--api-key-env", "not a name"}, "expects the name of an environment variable"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := runCLI(t, append([]string{"serve"}, tc.args...)...)
 			if code != ExitBadInput || !strings.Contains(stderr, tc.want) {
 				t.Errorf("exit %d, stderr %q; want %d and %q", code, stderr, ExitBadInput, tc.want)
+			}
+		})
+	}
+}
+
+// TestTheNodeIDIsPickedAsLLooMPicksIt: serve and inventory take the id a
+// LLooM 0.2.3 gateway with the same environment and config would take
+// (LLOOM_NODE_ID, then cluster.nodeId expanded, then the host name), so
+// the agent answers for the node its gateway is.
+func TestTheNodeIDIsPickedAsLLooMPicksIt(t *testing.T) {
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		t.Skip("this machine has no host name")
+	}
+	t.Setenv("POOLSOLVE_SERVE_KEY", "serve-test-key")
+	tests := []struct {
+		name     string
+		flag     string
+		envID    string
+		configID string
+		want     string
+	}{
+		{"the environment wins over the config", "", "env-node", "config-node", "env-node"},
+		{"the config is read when the environment is unset", "", "", "config-node", "config-node"},
+		{"a placeholder in the config is expanded", "", "", "${POOLSOLVE_TEST_NODE}", "placeholder-node"},
+		{"the host name is the last resort", "", "", "", host},
+		{"an unset placeholder falls back to the host name", "", "", "${POOLSOLVE_TEST_UNSET}", host},
+		{"--node-id wins over both", "flag-node", "env-node", "config-node", "flag-node"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LLOOM_NODE_ID", tc.envID)
+			t.Setenv("POOLSOLVE_TEST_NODE", "placeholder-node")
+			t.Setenv("POOLSOLVE_TEST_UNSET", "")
+			cfg := filepath.Join(t.TempDir(), "config.json")
+			if err := os.WriteFile(cfg, []byte(`{
+		"cluster": {"nodeId": "`+tc.configID+`", "apiKeyEnv": "POOLSOLVE_SERVE_KEY",
+		            "nodes": {"config-node": {"endpoint": "http://127.0.0.1:9", "resources": {"memoryGb": 16}},
+		                      "env-node": {"endpoint": "http://127.0.0.1:9", "resources": {"memoryGb": 16}}}},
+		"backends": {"cloud": {"type": "openai", "baseUrl": "https://api.example/v1", "apiKeyEnv": "CLOUD_KEY"}},
+		"models": [{"id": "cloud/chat", "backend": "cloud", "tags": ["cloud", "external"]}],
+		"aliases": {"chat": {"members": ["cloud/chat"]}}}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"--config", cfg}
+			if tc.flag != "" {
+				args = append(args, "--node-id", tc.flag)
+			}
+			s := startServe(t, args...)
+			if !strings.Contains(s.stderr.String(), "node "+tc.want+" listening on") {
+				t.Errorf("serve startup line %q, want node %s", s.stderr, tc.want)
+			}
+			if code, body := get(t, s.url+"/gateway/node", "serve-test-key"); code != http.StatusOK || !strings.Contains(string(body), `"id":"`+tc.want+`"`) {
+				t.Errorf("GET /gateway/node = %d %s, want node %s", code, body, tc.want)
+			}
+			code, out, stderr := runCLI(t, append([]string{"inventory", "--format", "json"}, args...)...)
+			var inv struct {
+				NodeID string `json:"nodeId"`
+			}
+			if code != ExitOK || json.Unmarshal([]byte(out), &inv) != nil || inv.NodeID != tc.want {
+				t.Errorf("inventory exited %d (%s), nodeId %q, want %s", code, stderr, inv.NodeID, tc.want)
+			}
+		})
+	}
+}
+
+// TestServeTakesTheNodeIDALLooM023GatewayTakes starts serve as two real
+// 0.2.3 gateways were started (agent/testdata/README.md): the config's
+// cluster.nodeId is spark-node-03, LLOOM_NODE_ID set or empty. The agent
+// must answer for the node the gateway answered for.
+func TestServeTakesTheNodeIDALLooM023GatewayTakes(t *testing.T) {
+	raw, err := os.ReadFile("../gateway/testdata/gateway-0.2.3-config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc["cluster"].(map[string]any)["nodeId"] = "spark-node-03"
+	raw, _ = json.Marshal(doc)
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("LLOOM_CLUSTER_KEY", "cluster-key-123")
+	tests := []struct {
+		name    string
+		envID   string
+		capture string
+	}{
+		{"with LLOOM_NODE_ID set, the environment's node", "spark-node-02", "gateway-0.2.3-node-id-env.json"},
+		{"with LLOOM_NODE_ID empty, the config's node", "", "gateway-0.2.3-node-id-config.json"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("LLOOM_NODE_ID", tc.envID)
+			body, err := os.ReadFile("../agent/testdata/" + tc.capture)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := lloom.ParseNodeStatus(body, tc.capture)
+			if err != nil || want.ID == "" {
+				t.Fatalf("capture: %v", err)
+			}
+			s := startServe(t, "--config", cfg)
+			code, got := get(t, s.url+"/gateway/node", "cluster-key-123")
+			st, err := lloom.ParseNodeStatus(got, "answer")
+			if code != http.StatusOK || err != nil {
+				t.Fatalf("GET /gateway/node = %d (%v): %s", code, err, got)
+			}
+			if st.ID != want.ID {
+				t.Errorf("the agent answers for %q; the gateway answered for %q", st.ID, want.ID)
 			}
 		})
 	}

@@ -286,6 +286,23 @@ func (c *Config) CurrentNodeID(override string) string {
 	return ""
 }
 
+// LocalNodeID picks the node a gateway started with this config on this
+// host takes itself for, in LLooM's order: $LLOOM_NODE_ID, then
+// cluster.nodeId with its `${ENV}` references expanded (an unset variable
+// is empty). It returns "" when neither gives an id: LLooM then takes the
+// host name. c may be nil.
+func (c *Config) LocalNodeID(getenv func(string) string) string {
+	if id := getenv("LLOOM_NODE_ID"); id != "" {
+		return id
+	}
+	if c == nil {
+		return ""
+	}
+	return placeholderRE.ReplaceAllStringFunc(c.Cluster.NodeID, func(m string) string {
+		return getenv(m[2 : len(m)-1])
+	})
+}
+
 // ExpandAlias returns the model ids an alias routes to, depth first through
 // nested aliases, without repeats and skipping suspended members. As in
 // LLooM, an alias that lists a model of its own name resolves that model.

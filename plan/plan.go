@@ -137,9 +137,11 @@ type Route struct {
 	// own id.
 	Source string  `json:"source"`
 	Demand float64 `json:"demand"`
-	// DemandSource says how an alias's demand was counted: requested,
-	// split:recent, split:history or split:even, or per way with its
-	// requests when gateways differ; the plan's notes say it in words.
+	// DemandSource says how an alias's demand was counted: requested
+	// (buckets by the id asked for), split:history (the readings kept in
+	// the demand history), split:recent (entries newer than the last
+	// reading) or split:even (requests no entry shows), with each way's
+	// requests when they differ; the plan's notes say it in words.
 	DemandSource string `json:"demandSource,omitempty"`
 	// Model is the served model, empty when the source is uncovered.
 	Model    string `json:"model,omitempty"`
