@@ -357,6 +357,18 @@ func (b *builder) buildDemand() {
 		b.note("no metrics given: demand is zero, so latency weighs nothing and the plan only keeps coverage, fallbacks and churn")
 		return
 	}
+	if docs[len(docs)-1].node != "" {
+		// Each gateway counts only its own requests: one not read leaves
+		// its share out, which the plan must say.
+		for _, id := range slices.Sorted(maps.Keys(b.in.Nodes)) {
+			if b.in.Nodes[id].Metrics != nil {
+				continue
+			}
+			if node, why, ok := b.unreachableAmong([]string{id}); ok {
+				b.note("demand: %s was not read (%s): the requests its gateway took are left out", node, why)
+			}
+		}
+	}
 	readings := make([]reading, len(docs))
 	forwarded := map[string]map[string]float64{} // peer -> requested id there -> requests
 	forwarders := map[string]map[string][]string{}

@@ -97,6 +97,7 @@ func hungPeerFleet(t *testing.T) *liveFleetFiles {
 
 type faultPlan struct {
 	Fallbacks []string `json:"fallbacks"`
+	Notes     []string `json:"notes"`
 	Levels    []struct {
 		Status string `json:"status"`
 	} `json:"levels"`
@@ -108,6 +109,12 @@ type faultPlan struct {
 		ID          string `json:"id"`
 		Unavailable string `json:"unavailable"`
 	} `json:"nodes"`
+	Rollout *struct {
+		Steps []struct {
+			Step    int    `json:"step"`
+			Subject string `json:"subject"`
+		} `json:"steps"`
+	} `json:"rollout"`
 }
 
 // TestAPlanWithOneHungNodeIsANormalPlan: one node hangs, and its leader
@@ -154,6 +161,18 @@ func TestAPlanWithOneHungNodeIsANormalPlan(t *testing.T) {
 			for _, u := range p.Unknown {
 				if u.Status != "unknown (not read: "+tc.node+")" {
 					t.Errorf("%s status %q, want it not read, naming the hung node", u.Variant, u.Status)
+				}
+			}
+			if notes := strings.Join(p.Notes, "\n"); !strings.Contains(notes, "demand: spark-node-02 was not read (") {
+				t.Errorf("the notes do not say the hung node's requests are left out of demand:\n%s", notes)
+			}
+			if p.Rollout != nil {
+				for _, s := range p.Rollout.Steps {
+					for _, u := range p.Unknown {
+						if s.Subject == u.Variant {
+							t.Errorf("rollout step %d acts on %s, whose status is unknown: %+v", s.Step, u.Variant, s)
+						}
+					}
 				}
 			}
 			if strings.Contains(stderr, "/gateway/cluster: no answer") && !strings.Contains(stderr, "every other node directly") {

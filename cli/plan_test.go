@@ -13,6 +13,12 @@ import (
 )
 
 type planDoc struct {
+	Rollout *struct {
+		Steps []struct {
+			Step    int    `json:"step"`
+			Subject string `json:"subject"`
+		} `json:"steps"`
+	} `json:"rollout"`
 	Fleet     string `json:"fleet"`
 	Objective []int64
 	Levels    []struct {
@@ -186,6 +192,13 @@ func TestThePairUnreachablePlansLikeACordon(t *testing.T) {
 	checkStandalone(t, doc, "")
 	if len(doc.Unknown) != 1 || doc.Unknown[0].Variant != "sparkqwen-pair" || doc.Unknown[0].Status != "unknown (not read: spark-node-01: connect timeout after 3000 ms)" {
 		t.Errorf("unknown lanes = %+v, want the pair as not read, naming spark-node-01 and why", doc.Unknown)
+	}
+	if doc.Rollout != nil {
+		for _, s := range doc.Rollout.Steps {
+			if s.Subject == "sparkqwen-pair" {
+				t.Errorf("rollout step %d acts on the pair, whose status is unknown: %+v", s.Step, s)
+			}
+		}
 	}
 	for _, n := range doc.Nodes {
 		if n.ID != "spark-node-03" && !strings.HasPrefix(n.Unavailable, "unreachable: connect timeout") {

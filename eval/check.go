@@ -275,7 +275,7 @@ func linkShown(p *model.Pool, l model.Link) bool {
 	}
 	for _, cl := range p.Current.Lanes {
 		if cl.Variant == lane && slices.Contains(cl.Nodes, l.A) && slices.Contains(cl.Nodes, l.B) &&
-			cl.Status != "" && cl.Status != model.LaneDeclared && cl.Status != model.LaneUnknown && !strings.Contains(cl.Status, "unhealthy") {
+			cl.Status != "" && cl.Status != model.LaneDeclared && !strings.HasPrefix(cl.Status, "unknown") && !strings.Contains(cl.Status, "unhealthy") {
 			return true
 		}
 	}

@@ -113,7 +113,7 @@ func (b *builder) now() []NowLane {
 	add := func(cs []model.CurrentLane, running bool) {
 		for _, c := range cs {
 			out = append(out, NowLane{Variant: c.Variant, Nodes: sortedCopy(c.Nodes), Status: scrub(c.Status),
-				Running: running && c.Status != model.LaneUnknown})
+				Running: running && !model.IsLaneUnknown(c.Status)})
 		}
 	}
 	add(b.p.Current.Lanes, true)

@@ -81,7 +81,7 @@ func (b *builder) rollout(changes []Change) *Rollout {
 	}
 	for _, cl := range b.p.Current.Lanes {
 		v := b.variant(cl.Variant)
-		if v == nil || cl.Status == model.LaneUnknown {
+		if v == nil || model.IsLaneUnknown(cl.Status) {
 			continue
 		}
 		res := cl.Residency
@@ -170,7 +170,7 @@ func (b *builder) rolloutLane(v *model.Variant, nodes []string, r model.Residenc
 // runsNow reports whether a lane running now serves m.
 func (b *builder) runsNow(m *model.Model) bool {
 	for _, cl := range b.p.Current.Lanes {
-		if v := b.variant(cl.Variant); v != nil && cl.Status != model.LaneUnknown && serves(v, m) {
+		if v := b.variant(cl.Variant); v != nil && !model.IsLaneUnknown(cl.Status) && serves(v, m) {
 			return true
 		}
 	}

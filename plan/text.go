@@ -774,8 +774,12 @@ func rolloutHead(r *Rollout) string {
 	if r.Status == "optimal" {
 		proof = "order proved optimal"
 	}
-	head := fmt.Sprintf("%s in %s, about %s when each wave's steps run in parallel; %s: ",
-		plural(len(r.Steps), "step", "steps"), plural(r.Waves, "wave", "waves"), durText(float64(r.DurationMs)), proof)
+	took := durText(float64(r.DurationMs))
+	if !strings.HasPrefix(took, "under") {
+		took = "about " + took
+	}
+	head := fmt.Sprintf("%s in %s, %s when each wave's steps run in parallel; %s: ",
+		plural(len(r.Steps), "step", "steps"), plural(r.Waves, "wave", "waves"), took, proof)
 	if r.UncoveredDemandMs == 0 {
 		head += "no source covered now and in the plan loses coverage"
 	} else {
