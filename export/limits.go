@@ -13,9 +13,16 @@ import (
 type Limit struct {
 	Reader string // e.g. "clasp 3.3.5"
 	Why    string
+	// May: the reader reads the file, but may answer it wrongly.
+	May bool
 }
 
-func (l Limit) String() string { return l.Reader + " cannot read this file: " + l.Why }
+func (l Limit) String() string {
+	if l.May {
+		return l.Reader + " may misread this file: " + l.Why
+	}
+	return l.Reader + " cannot read this file: " + l.Why
+}
 
 // claspMax is clasp's weight_t: OPB coefficients and right-hand sides,
 // and WCNF soft weights, are read as 32-bit signed integers.
@@ -52,7 +59,7 @@ func (in *Instance) Limits(f Format) []Limit {
 		}
 		for _, r := range in.rows {
 			if why := pastTolerance(r); why != "" {
-				out = append(out, Limit{Reader: "CBC and HiGHS", Why: why})
+				out = append(out, Limit{Reader: "CBC and HiGHS", Why: why, May: true})
 				break
 			}
 		}
