@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/export"
+	"github.com/poolsolve/poolsolve/internal/pooltest"
 )
 
 // needClasp skips the calling test when clasp is not on PATH, and fails it
@@ -236,5 +237,30 @@ func TestClaspSolvesLevelByLevelLikeTheExactSolver(t *testing.T) {
 		if clasp.TimeToFirst <= 0 || clasp.TimeToFirst > clasp.TimeToProof || !strings.HasPrefix(clasp.Version, "clasp ") {
 			t.Errorf("%s: clasp first plan %s, proof %s, version %q", r.Instance.Name, clasp.TimeToFirst, clasp.TimeToProof, clasp.Version)
 		}
+	}
+}
+
+// clasp reads 32-bit weights, and past them errs or answers wrongly: a
+// level whose OPB passes that limit is not handed to it. Seven lanes of
+// ~37 GiB on a ~100 GiB node, to seven decimals, count in 10^-7 GiB, and
+// their memory rows sum past 2^31.
+func TestClaspIsNotHandedAFilePastItsLimit(t *testing.T) {
+	parts := []pooltest.Part{pooltest.Node("gb-a", 128, pooltest.BudgetGb(100.1234567))}
+	for i := range 7 {
+		id := fmt.Sprintf("m%d", i)
+		parts = append(parts, pooltest.Variant(id, 37.1234567+float64(i)*0.001, pooltest.On("gb-a")), pooltest.Alias("a"+id, 10, id))
+	}
+	dir := t.TempDir()
+	called := filepath.Join(dir, "called")
+	bin := filepath.Join(dir, "clasp")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\ntouch "+called+"\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := solveLex(context.Background(), Clasp{Path: bin}, pooltest.New(parts...), "seven-on-one", dir, time.Second)
+	if _, err := os.Stat(called); err == nil {
+		t.Fatalf("clasp was handed the file (run %+v)", run)
+	}
+	if !strings.HasPrefix(run.Skipped, "not run: clasp 3.3.5 cannot read this file: ") || run.OK() || run.Proved {
+		t.Fatalf("run %+v; want clasp not run, with the reason", run)
 	}
 }

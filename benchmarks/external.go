@@ -387,6 +387,17 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 			run.Error = fmt.Sprintf("export level %d: %v", lvl, err)
 			return run
 		}
+		if why := refuses(ext, inst); why != "" {
+			// Past its reader's limit the solver errs or answers wrongly:
+			// it is not handed the file.
+			if lastInst == nil {
+				run.Skipped = "not run: " + why
+				return run
+			}
+			run.Note = fmt.Sprintf("level %d not run: %s; the plan is level %d's", lvl, why, lvl-1)
+			proved = false
+			break
+		}
 		file, err := writeInstance(inst, ext.Format(), dir, fmt.Sprintf("%s.level%d", safeName(name), lvl))
 		if err != nil {
 			run.Error = err.Error()
@@ -454,6 +465,22 @@ func solveLex(ctx context.Context, ext External, p *model.Pool, name, dir string
 		run.Proved, run.TimeToProof = true, run.Time
 	}
 	return run
+}
+
+// refuses says why ext cannot read inst's file, or "": a limit the
+// export names for the reader the solver uses. Only clasp is skipped so:
+// the MIP solvers' tolerance limit is a caution, and checkAnswer catches
+// an answer that breaks a row.
+func refuses(ext External, inst *export.Instance) string {
+	if ext.Name() != SolverClasp {
+		return ""
+	}
+	for _, l := range inst.Limits(ext.Format()) {
+		if strings.HasPrefix(l.Reader, "clasp") {
+			return l.String()
+		}
+	}
+	return ""
 }
 
 // checkAnswer says why an external answer is no 0/1 solution of the

@@ -34,7 +34,9 @@ time is the four solves together: CBC's and clasp's process wall time, HiGHS's
 solve call inside node (start-up and WebAssembly load not counted). An external
 answer counts only if it is a 0/1 solution that satisfies every exported row
 and is worth the objective the solver reports; decoded into a plan, it is
-judged by the independent evaluator like poolsolve's own.
+judged by the independent evaluator like poolsolve's own. clasp is not handed a
+level whose OPB file passes its 32-bit weights (poolsolve export names the row):
+its run says "not run" and why.
 
 Instances: the committed suite (benchmarks/fixtures/suite.json, built into the
 binary; its large fleets are regenerated from their seeds) unless --suite or

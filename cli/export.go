@@ -45,7 +45,13 @@ Exit codes:
       (or the feasibility check ran out of time; stderr says so)
    2  bad flags or input files; nothing was written
    3  the file was written, but the instance is infeasible: the pins, cordons
-      or --fix bounds admit no plan (stderr says which)
+      or --fix bounds admit no plan, or memory figures too fine to count
+      exactly were rounded (stderr says which)
+
+Memory is counted in the fleet's own decimals (10^k units per GiB), so the
+file is exact. Where that makes numbers too large for a reader (clasp reads
+32-bit weights; CBC and HiGHS tell units apart only up to about 10^6), the
+file's header and stderr name the reader and the row.
    4  any other failure (the file could not be written)
 
 Examples:
@@ -114,6 +120,7 @@ func runExport(c *cli.Context) error {
 		return err
 	}
 	sopts := solverOptions(c, in, solver.Exact)
+	given := len(req.fixes)
 	res, err := fixEarlierLevels(c, cat.Pool, sopts, &req)
 	if err != nil {
 		return err
@@ -128,7 +135,7 @@ func runExport(c *cli.Context) error {
 		}
 		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: the pins and cordons admit no plan (the file is still a valid instance)")}
 	}
-	return exportFeasibility(c, cat.Pool, inst, sopts.TimeLimit, len(req.fixes) > 0)
+	return exportFeasibility(c, cat.Pool, inst, sopts.TimeLimit, given > 0, len(req.fixes) > given)
 }
 
 // exportRequest is what export's flags ask for.
@@ -228,6 +235,12 @@ func writeExport(c *cli.Context, p *model.Pool, req exportRequest) (*export.Inst
 	if name == "" || name == "-" {
 		name = "stdout"
 	}
+	if !inst.Enc.Exact {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: memory is counted in units of 1/%d GiB, draws rounded up and budgets down: the figures are too fine to count exactly, and a plan that fits only to the last decimal is refused\n", inst.Enc.Scale)
+	}
+	for _, l := range inst.Limits(req.format) {
+		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s\n", l)
+	}
 	sz := inst.Size()
 	fmt.Fprintf(c.App.ErrWriter, "wrote %s (%s): %d variables and %d rows in the linear model, %d variables and %d clauses on the CNF side; objective: %s\n",
 		name, req.format, sz.LinearVars, sz.Rows, sz.CNFVars, sz.Clauses, inst.ObjectiveText())
@@ -235,16 +248,25 @@ func writeExport(c *cli.Context, p *model.Pool, req exportRequest) (*export.Inst
 }
 
 // exportFeasibility checks the written instance within limit: infeasible
-// is exit 3, saying whether the --fix bounds are to blame; undecided is
-// only a note on stderr.
-func exportFeasibility(c *cli.Context, p *model.Pool, inst *export.Instance, limit time.Duration, fixed bool) error {
+// is exit 3, saying what is to blame: the --fix bounds (userFixed) only
+// when the pool has a plan without them and memory is counted exactly;
+// poolsolve's own values (ownFixed) come from a plan that holds, so with
+// exact memory they cannot be, and with rounded memory the rounding is.
+// Undecided is only a note on stderr.
+func exportFeasibility(c *cli.Context, p *model.Pool, inst *export.Instance, limit time.Duration, userFixed, ownFixed bool) error {
 	switch inst.Feasibility(limit) {
 	case export.Infeasible:
 		why := "the pins and cordons admit no plan"
-		if fixed {
+		if userFixed || ownFixed {
 			hard, err := export.New(p, export.Options{})
 			if err == nil && hard.Feasibility(limit) == export.Feasible {
 				why = "the --fix bounds admit no plan (without them the pool has one)"
+				if !userFixed {
+					why = "the level bounds at poolsolve's own values admit no plan (without them the pool has one)"
+				}
+				if !inst.Enc.Exact {
+					why = fmt.Sprintf("no plan meets the level bounds with memory rounded to 1/%d GiB, the figures being too fine to count exactly: the rounding may be to blame, not the bounds (without them the pool has one)", inst.Enc.Scale)
+				}
 			}
 		}
 		return &exitError{ExitInfeasible, fmt.Errorf("the instance is infeasible: %s (the file is still a valid instance)", why)}

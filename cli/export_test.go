@@ -133,3 +133,75 @@ func TestExportRejectsBadFlags(t *testing.T) {
 		})
 	}
 }
+
+// fineSpark is the spark fleet with three lanes' memory figures given to
+// the decimals named, written next to the test.
+func fineSpark(t *testing.T, figures ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(spark)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(data)
+	for i, was := range []string{`"memoryGb": 40,`, `"memoryGb": 12,`, `"memoryGb": 70,`}[:len(figures)] {
+		s = strings.Replace(s, was, `"memoryGb": `+figures[i]+`,`, 1)
+	}
+	file := filepath.Join(t.TempDir(), "fleet.json")
+	if err := os.WriteFile(file, []byte(s), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// Memory is counted in the fleet's own decimals, so the export is exact;
+// where that makes a number too large for a reader, the header and
+// stderr name the reader and the row. Figures too fine to count exactly
+// are rounded and said to be, and an infeasible export then blames the
+// rounding, never the --fix bounds alone.
+func TestExportNamesTheReadersItsFileIsPast(t *testing.T) {
+	seven := fineSpark(t, "40.1234567", "12.7654321", "70.0000001")
+	finer := fineSpark(t, "40.123456789012345", "12.765432109876543")
+	tests := []struct {
+		name     string
+		args     []string
+		code     int
+		stderr   []string
+		header   string
+		unwanted string
+	}{
+		{"whole GiB: no reader is past its limit", []string{"--fleet", spark, "--format", "opb", "--level", "4"}, ExitOK,
+			nil, "* memory in units of 1/1 GiB\n", "warning"},
+		{"seven decimals: OPB in 10^-7 GiB is past clasp's 32 bits", []string{"--fleet", seven, "--format", "opb", "--level", "4"}, ExitOK,
+			[]string{"poolsolve: warning: clasp 3.3.5 cannot read this file: row memory-"}, "* WARNING: clasp 3.3.5 cannot read this file: row memory-", "rounded"},
+		{"seven decimals: LP in 10^-7 GiB is past the MIP solvers' tolerance", []string{"--fleet", seven, "--format", "lp", "--level", "4"}, ExitOK,
+			[]string{"poolsolve: warning: CBC and HiGHS may misread this file: row memory-"}, "\\ WARNING: CBC and HiGHS may misread", "rounded"},
+		{"fifteen decimals are rounded, and the export says so", []string{"--fleet", finer, "--format", "lp", "--level", "4"}, ExitOK,
+			[]string{"warning: memory is counted in units of 1/1000000000000 GiB, draws rounded up"}, "draws rounded up and budgets down", ""},
+		{"an infeasible export of rounded memory blames the rounding too", []string{"--fleet", finer, "--format", "cnf", "--fix", "L1=0,L4=0"}, ExitInfeasible,
+			[]string{"the rounding may be to blame"}, "c memory in units", "the --fix bounds admit no plan"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "out")
+			code, stdout, stderr := run(t, append([]string{"export", "-o", out}, tc.args...)...)
+			if code != tc.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tc.code, stdout, stderr)
+			}
+			for _, w := range tc.stderr {
+				if !strings.Contains(stderr, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, stderr)
+				}
+			}
+			if tc.unwanted != "" && strings.Contains(stderr, tc.unwanted) {
+				t.Errorf("stderr says %q:\n%s", tc.unwanted, stderr)
+			}
+			data, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(data[:min(len(data), 3000)]), tc.header) {
+				t.Errorf("the header lacks %q:\n%s", tc.header, data[:min(len(data), 600)])
+			}
+		})
+	}
+}

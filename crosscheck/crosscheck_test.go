@@ -31,6 +31,7 @@ type instance struct {
 	name  string
 	pool  *model.Pool
 	fleet string
+	scale int64 // the memory units per GiB the export must count in, when set
 }
 
 // randomSizes are the seeded random pools: nodes and variants, small

@@ -185,6 +185,15 @@ func (c *Checker) Check(a model.Assignment) Report {
 	}
 	p := c.p
 	placed := map[int]lane{}
+	// A variant runs at most one lane: every lane it is given is named,
+	// whichever of them is wrong in other ways too.
+	onto := map[string][]string{}
+	for _, lc := range a.Lanes {
+		ns := slices.Clone(lc.Nodes)
+		slices.Sort(ns)
+		onto[lc.Variant] = append(onto[lc.Variant], nodeSet(ns))
+	}
+	listed := map[string]bool{}
 
 	for _, lc := range a.Lanes {
 		vi, ok := c.variant[lc.Variant]
@@ -192,9 +201,12 @@ func (c *Checker) Check(a model.Assignment) Report {
 			bad(RuleUnknownVariant, lc.Variant, "no variant %q in the pool", lc.Variant)
 			continue
 		}
+		if sets := onto[lc.Variant]; len(sets) > 1 && !listed[lc.Variant] {
+			bad(RuleDuplicateLane, lc.Variant, "%s", placedTwice(sets))
+		}
+		listed[lc.Variant] = true
 		if _, dup := placed[vi]; dup {
-			bad(RuleDuplicateLane, lc.Variant, "placed more than once (again on %s)", strings.Join(lc.Nodes, "+"))
-			continue
+			continue // named above; the first lane that places counts
 		}
 		v := &p.Variants[vi]
 		unknown := false
@@ -252,6 +264,24 @@ func (c *Checker) placementOf(v *model.Variant, nodes []string) int {
 		}
 	}
 	return -1
+}
+
+// placedTwice says where a variant's lanes are: "placed twice: on a and
+// on b", or "listed twice on a" when they are one placement repeated.
+func placedTwice(sets []string) string {
+	times := "twice"
+	if len(sets) > 2 {
+		times = fmt.Sprintf("%d times", len(sets))
+	}
+	if slices.Equal(slices.Compact(slices.Clone(sets)), sets[:1]) {
+		return fmt.Sprintf("listed %s on %s (a variant runs one lane)", times, sets[0])
+	}
+	on := make([]string, len(sets))
+	for i, s := range sets {
+		on[i] = "on " + s
+	}
+	list := strings.Join(on[:len(on)-1], ", ") + " and " + on[len(on)-1]
+	return fmt.Sprintf("placed %s: %s (a variant runs one lane)", times, list)
 }
 
 func nodeSet(nodes []string) string {

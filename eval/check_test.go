@@ -104,6 +104,31 @@ func TestCheckRules(t *testing.T) {
 			name:     "placing a variant twice is a violation",
 			plan:     with(func(a *model.Assignment) { a.Lanes = append(a.Lanes, lane("llama", model.Auto, "spark-01")) }),
 			wantRule: eval.RuleDuplicateLane,
+			wantIn:   "listed twice on spark-01",
+		},
+		{
+			name: "a variant placed on two nodes is named as placed twice, with both nodes",
+			plan: with(func(a *model.Assignment) {
+				a.Lanes = append(a.Lanes, lane("gemma-recipe", model.Auto, "spark-02"), lane("gemma-recipe", model.Auto, "mac-01"))
+			}),
+			wantRule: eval.RuleDuplicateLane,
+			wantIn:   "placed twice: on spark-02 and on mac-01",
+		},
+		{
+			name: "a variant placed twice is named even when its first lane is on no candidate",
+			plan: with(func(a *model.Assignment) {
+				a.Lanes = append([]model.LaneChoice{lane("llama", model.Auto, "spark-02")}, a.Lanes...)
+			}),
+			wantRule: eval.RuleDuplicateLane,
+			wantIn:   "placed twice: on spark-02 and on spark-01",
+		},
+		{
+			name: "three lanes of one variant are counted",
+			plan: with(func(a *model.Assignment) {
+				a.Lanes = append(a.Lanes, lane("qwen-tp2", model.Always, "spark-02", "spark-01"), lane("qwen-tp2", model.Always, "spark-01", "spark-02"))
+			}),
+			wantRule: eval.RuleDuplicateLane,
+			wantIn:   "listed 3 times on spark-01+spark-02",
 		},
 		{
 			name:     "a lane on an unknown node is a violation",

@@ -71,7 +71,7 @@ const maxErrors = 20
 // lane's other nodes), "routes" ("source", and "model" and "variant" when
 // covered), and optionally "infeasible" and the claimed "objective".
 // Other fields are ignored. A lane listed on each of its nodes is one
-// lane. Errors are *PlanError or PlanErrors, naming file, line, column
+// lane; one listed twice under the same node is two, which Check rejects. Errors are *PlanError or PlanErrors, naming file, line, column
 // and JSON path; ReadPlan never panics.
 func ReadPlan(file string, data []byte) (*PlanDoc, error) {
 	r := &planReader{file: file, data: jsonpos.TrimBOM(data)}
@@ -169,10 +169,12 @@ func (r *planReader) ref(d *PlanDoc, kind, id string, n *jnode) {
 	d.refs = append(d.refs, planRef{kind: kind, id: id, path: n.path, line: line, col: col})
 }
 
-// laneAt is a lane as first read, for merging the entries of one lane.
+// laneAt is a lane as first read, for merging the entries of one lane:
+// a lane on several nodes is listed once under each of them.
 type laneAt struct {
-	idx  int
-	path string
+	idx   int
+	path  string
+	under map[string]bool // the nodes it was listed under
 }
 
 func (r *planReader) doc(root *jnode, d *PlanDoc) {
@@ -302,13 +304,18 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
 	key := variant + "\x00" + strings.Join(nodes, "\x00")
-	if first, seen := lanes[key]; seen {
+	if first, seen := lanes[key]; seen && !first.under[node] {
 		if got := d.Assignment.Lanes[first.idx].Residency; got != model.Residency(res) {
 			r.fail(rn, "residency %q, but %s lists the same lane as %q", res, first.path, string(got))
 		}
+		first.under[node] = true
+		return
+	} else if seen {
+		// Listed twice under one node: kept, so that Check names it.
+		d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Residency: model.Residency(res)})
 		return
 	}
-	lanes[key] = laneAt{idx: len(d.Assignment.Lanes), path: l.path}
+	lanes[key] = laneAt{idx: len(d.Assignment.Lanes), path: l.path, under: map[string]bool{node: true}}
 	d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Residency: model.Residency(res)})
 }
 

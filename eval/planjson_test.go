@@ -103,6 +103,43 @@ func TestReadPlanReadsPlansAsWrittenAndByHand(t *testing.T) {
 	}
 }
 
+// A lane on several nodes is listed under each of them and read once;
+// the same lane listed twice under one node is a plan that places it
+// twice, and Check says so instead of merging the two.
+func TestALaneListedTwiceUnderOneNodeIsRejected(t *testing.T) {
+	tests := []struct {
+		name   string
+		doc    string
+		wantIn string // "" means valid
+	}{
+		{"the pair listed once under each of its nodes is one lane", asWritten, ""},
+		{"the single-node lane listed twice under its node is placed twice", strings.Replace(asWritten,
+			`{"variant": "solo", "models": ["small"], "residency": "auto", "kind": "managed", "draws": []}`,
+			`{"variant": "solo", "residency": "auto"}, {"variant": "solo", "residency": "auto"}`, 1), "listed twice on c"},
+		{"the pair listed twice under one of its nodes is placed twice", strings.Replace(asWritten,
+			`"with": ["b"], "serves": ["chat"]}`,
+			`"with": ["b"], "serves": ["chat"]}, {"variant": "pair", "residency": "always", "with": ["b"]}`, 1), "listed twice on a+b"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := eval.ReadPlan("plan.json", []byte(tc.doc))
+			if err != nil {
+				t.Fatalf("ReadPlan: %v", err)
+			}
+			rep := eval.Check(pairPool(), doc.Assignment)
+			if tc.wantIn == "" {
+				if !rep.Valid {
+					t.Fatalf("Check: %v", rep.Err())
+				}
+				return
+			}
+			if rep.Valid || !rep.Has(eval.RuleDuplicateLane) || !strings.Contains(rep.Err().Error(), tc.wantIn) {
+				t.Fatalf("Check = %v; want a duplicate lane, %q", rep.Violations, tc.wantIn)
+			}
+		})
+	}
+}
+
 func TestReadPlanNamesFileLineAndPathOfBadInput(t *testing.T) {
 	tests := []struct {
 		name string
@@ -220,6 +257,7 @@ func FuzzReadPlan(f *testing.F) {
 	f.Add([]byte(asWritten[:700]))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "pair", "residency": "always", "with": ["b", "a"]}]}]}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "objective": [1, 2, 3, 4], "routes": [{"source": "chat", "model": "cloud"}]}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "c", "lanes": [{"variant": "solo", "residency": "auto"}, {"variant": "solo", "residency": "always"}]}]}`))
 	f.Add([]byte(`{"schema": 7}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": "target", "release": "0.2.3", "basis": "x"}}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": 3}}`))

@@ -477,7 +477,7 @@ func (in *Instance) header(f Format) []string {
 	}
 	unit := fmt.Sprintf("memory in units of 1/%d GiB", in.Enc.Scale)
 	if !in.Enc.Exact {
-		unit += " (draws rounded up, budgets down: an exact fit finer than that may be refused)"
+		unit = fmt.Sprintf("memory in units of 1/%d GiB, draws rounded up and budgets down (the figures are too fine to count exactly): an exact fit finer than that may be refused", in.Enc.Scale)
 	}
 	lines := []string{
 		fmt.Sprintf("poolsolve export, format %s", f),
@@ -492,6 +492,9 @@ func (in *Instance) header(f Format) []string {
 		}
 	}
 	lines = append(lines, "bounded levels: "+in.fixText())
+	for _, l := range in.Limits(f) {
+		lines = append(lines, "WARNING: "+l.String())
+	}
 	var pins []string
 	for _, a := range in.Enc.Assumptions {
 		pins = append(pins, fmt.Sprintf("%s %s (x%d)", a.Kind, a.Label, a.Lit.Var()))

@@ -26,13 +26,6 @@ func (in *Instance) WriteLP(w io.Writer) error {
 	for _, l := range in.header(LP) {
 		fmt.Fprintf(bw, "\\ %s\n", l)
 	}
-	big := false
-	for _, t := range obj.Terms {
-		big = big || abs64(t.Coef) > maxExact
-	}
-	if big {
-		bw.WriteString("\\ WARNING: some objective coefficients exceed 2^53 and are not exact as doubles; export level by level\n")
-	}
 	bw.WriteString("\\ variables (number as in the OPB, CNF and JSON exports):\n")
 	for _, x := range in.vars {
 		if x.Linear {

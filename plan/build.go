@@ -461,7 +461,7 @@ func levels(ls [4]solver.Level, unitMs float64) []Level {
 	for i, l := range ls {
 		out[i] = Level{
 			Index: l.Index, Name: l.Name, Value: l.Value, Status: string(l.Status),
-			LowerBound: l.LowerBound, BoundSource: string(l.BoundSource), Gap: roundTo(finite(l.Gap), 1000),
+			LowerBound: l.LowerBound, Gap: roundTo(finite(l.Gap), 1000),
 			Unit: levelUnit(i, unitMs),
 		}
 		if out[i].Index == 0 {

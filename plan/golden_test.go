@@ -43,3 +43,34 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// Which prover closes a proved level first (the LP, or a PB worker beside
+// it) depends on timing; two solves that differ only there must give the
+// same document, in JSON and in verbose text.
+func TestTheDocumentDoesNotSayWhichProverFinishedFirst(t *testing.T) {
+	render := func(src solver.BoundSource) (string, string) {
+		p, res := steady()
+		for i := range res.Levels {
+			res.Levels[i].BoundSource = src
+		}
+		pl := plan.Build(p, res, plan.Meta{Fleet: "examples/spark-fleet.json", Solver: "exact"})
+		var txt, js bytes.Buffer
+		if err := plan.WriteText(&txt, pl, plan.TextOptions{Verbose: true}); err != nil {
+			t.Fatal(err)
+		}
+		if err := plan.WriteJSON(&js, pl); err != nil {
+			t.Fatal(err)
+		}
+		return txt.String(), js.String()
+	}
+	lpText, lpJSON := render(solver.BoundLP)
+	for _, src := range []solver.BoundSource{"lp+pb", solver.BoundPB, solver.BoundSATUnsat} {
+		text, js := render(src)
+		if js != lpJSON {
+			t.Errorf("the JSON plan differs when %s proved it instead of lp", src)
+		}
+		if text != lpText {
+			t.Errorf("the verbose text plan differs when %s proved it instead of lp", src)
+		}
+	}
+}

@@ -196,10 +196,10 @@ type Level struct {
 	Value      int64  `json:"value"`
 	Status     string `json:"status"` // optimal, bounded, heuristic
 	LowerBound int64  `json:"lowerBound"`
-	// BoundSource: what proves LowerBound (docs/plan-json.md lists the
-	// sources), empty when nothing bounds the level.
-	BoundSource string  `json:"boundSource,omitempty"`
-	Gap         float64 `json:"gap"`
+	// The solver's BoundSource stays out: which prover closes a level
+	// first (the LP or a PB worker beside it) depends on timing, and the
+	// same input must give the same document.
+	Gap float64 `json:"gap"`
 	// Unit is what the value counts: "uncovered sources", "aliases
 	// external first", "SLO violations", "units of 1 s" (level 4, in the
 	// pool's latency unit).

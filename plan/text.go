@@ -568,7 +568,7 @@ func (t *textWriter) levels(ls []Level) {
 }
 
 // statusText says in plain words how good a level's value is; the solver's
-// terms (status, bound source) stay in the JSON and --verbose.
+// terms (status, lower bound) stay in the JSON and --verbose.
 func statusText(l Level) (string, string) {
 	switch l.Status {
 	case "optimal":
@@ -593,12 +593,7 @@ func percent(f float64) string {
 	return strconv.FormatFloat(math.Ceil(f*1000)/10, 'f', 1, 64) + "%"
 }
 
-func boundText(l Level) string {
-	if l.BoundSource == "" {
-		return "(no lower bound)"
-	}
-	return fmt.Sprintf("(lower bound %d, %s)", l.LowerBound, l.BoundSource)
-}
+func boundText(l Level) string { return fmt.Sprintf("(lower bound %d)", l.LowerBound) }
 
 // changeLabels are the marker and label of each kind, as printed.
 var changeLabels = map[ChangeKind][2]string{

@@ -137,7 +137,12 @@
 // (pbSpares): when the parts are encoded, if one is large enough for
 // workers, and at the end of each of levels 1-3; it waits for its job on
 // stdin, so its exec and runtime start overlap the solver's own work.
-// Jobs travel flat and are checked on arrival (pbwire.go). Where the LP
+// Jobs travel flat and are checked on arrival (pbwire.go). gophersat
+// v1.4.0 keeps a weight constraint's degree in 30 bits and silently cuts
+// a larger one down, answering models that break the row (memory in
+// 10^-7 GiB on a ~100 GiB domain is past it): a job with a row whose
+// weights sum past 2^30 starts no worker (pbJob.tooWide), and gini and
+// the LP prove without one. Where the LP
 // could not be solved (rounded memory), gini's diagrams search as in
 // levels 1-3.
 //

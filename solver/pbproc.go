@@ -159,6 +159,9 @@ func (s *pbSpares) close() {
 // one; it is killed at deadline, when ctx ends, or by stop. Its answers
 // go to out, tagged with id, until it ends or is stopped.
 func startPB(ctx context.Context, spares *pbSpares, deadline time.Time, job *pbJob, id int, out chan<- pbMsg) (*pbRun, error) {
+	if why := job.tooWide(); why != "" {
+		return nil, errors.New(why) // no worker: the others prove without it
+	}
 	p, err := spares.take()
 	if err != nil {
 		return nil, err

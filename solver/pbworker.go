@@ -3,6 +3,7 @@ package solver
 import (
 	"bufio"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -208,9 +209,38 @@ func warmHeap(size int, stop *atomic.Bool) int {
 	return len(pieces) * warmPiece
 }
 
+// gophersatMax bounds the rows gophersat reads as written: it keeps a
+// weight constraint's degree (its bound once negative weights are
+// flipped) in the low 30 bits of a uint32 that also holds two flags, so a
+// larger degree is silently cut down, and the row's models may break it.
+// Memory rows counted in 10^-7 GiB on a ~100 GiB domain pass it.
+const gophersatMax = 1 << 30
+
+// tooWide names a row of job (or of its canonical re-solve) whose weights
+// sum past gophersatMax, the most any degree of the row can then be; ""
+// when gophersat reads every row as written.
+func (job *pbJob) tooWide() string {
+	for k, r := range job.Rows {
+		var sum int64
+		for _, w := range r.W {
+			if sum += max(w, -w); sum > gophersatMax {
+				return fmt.Sprintf("row %d of the PB job has weights summing past 2^30, which gophersat cannot hold", k)
+			}
+		}
+	}
+	if job.Canon != nil {
+		return job.Canon.tooWide()
+	}
+	return ""
+}
+
 // pbSolve runs job's search, sending each better model (only the first
-// when job.First); it returns the last model's value.
+// when job.First); it returns the last model's value. A job gophersat
+// would misread is an error, and nothing is searched.
 func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err error) {
+	if why := job.tooWide(); why != "" {
+		return 0, false, errors.New(why)
+	}
 	s := newPBSolver(job)
 	toModel := func(model []bool) []bool {
 		m := make([]bool, job.NCols)

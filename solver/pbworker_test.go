@@ -433,3 +433,51 @@ func TestAWorkersFirstModelFollowsItsPhases(t *testing.T) {
 		}
 	}
 }
+
+// gophersat keeps a row's degree in 30 bits: a memory row in 10^-7 GiB on
+// a ~100 GiB domain (seven lanes of ~37 GiB, at most two fit) passes
+// that, and gophersat would answer models that break it. No model the
+// PB search gives may break a row of its job; rows within the bound are
+// still searched.
+func TestThePBSearchNeverAnswersAModelThatBreaksAWideRow(t *testing.T) {
+	row := func(w, rhs int64) pbRow {
+		r := pbRow{Op: pbLE, RHS: rhs}
+		for c := range 7 {
+			r.Cols, r.W = append(r.Cols, int32(c)), append(r.W, w+int64(c)*10001)
+		}
+		return r
+	}
+	tests := []struct {
+		name      string
+		row       pbRow
+		wantModel bool
+	}{
+		{"seven lanes of 37.1234567 GiB on 100.1234567 GiB, in 10^-7 GiB", row(371234567, 1001234567), false},
+		{"the same lanes in 10^-5 GiB", row(3712346, 10012346), true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			// Every lane on is worth -1: the search wants as many as fit.
+			job := &pbJob{NCols: 7, Rows: []pbRow{tc.row}, Obj: []int64{-1, -1, -1, -1, -1, -1, -1}}
+			var models [][]bool
+			_, _, err := pbSolve(job, func(a pbAnswer) error { models = append(models, a.Model); return nil })
+			for _, m := range models {
+				var sum int64
+				for k, c := range tc.row.Cols {
+					if m[c] {
+						sum += tc.row.W[k]
+					}
+				}
+				if sum > tc.row.RHS {
+					t.Fatalf("a model puts %d on a row of at most %d", sum, tc.row.RHS)
+				}
+			}
+			if got := len(models) > 0; got != tc.wantModel {
+				t.Fatalf("models %v (error %v); want some: %v", models, err, tc.wantModel)
+			}
+			if !tc.wantModel && err == nil {
+				t.Fatal("a job gophersat cannot hold was searched without a word")
+			}
+		})
+	}
+}

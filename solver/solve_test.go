@@ -369,8 +369,11 @@ func shortOr(n, short uint64) uint64 {
 	return n
 }
 
+// Which prover closed a level depends on timing: bench reports it, and
+// its docs name every source; the plan document, which must be the same
+// bytes in every run, has no field for it.
 func TestEveryBoundSourceIsDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../docs/plan-json.md")
+	doc, err := os.ReadFile("../docs/benchmarks.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,11 +383,11 @@ func TestEveryBoundSourceIsDocumented(t *testing.T) {
 	}
 	for _, s := range []BoundSource{BoundSATUnsat, BoundLP, BoundBranchAndCut, BoundLagrangian, BoundPB, BoundReducedCost, BoundRelaxation, BoundTrivial} {
 		if !bytes.Contains(doc, []byte("`"+string(s)+"`")) {
-			t.Errorf("docs/plan-json.md does not name the bound source %q", s)
+			t.Errorf("docs/benchmarks.md does not name the bound source %q", s)
 		}
-		if !bytes.Contains(schema, []byte(string(s))) {
-			t.Errorf("docs/schema/plan.schema.json does not name the bound source %q", s)
-		}
+	}
+	if bytes.Contains(schema, []byte("boundSource")) {
+		t.Error("docs/schema/plan.schema.json has boundSource, which depends on timing")
 	}
 }
 
