@@ -2,46 +2,13 @@ package cli
 
 import (
 	"encoding/json"
-	"net"
+	"github.com/poolsolve/poolsolve/internal/testnet"
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
-
-// hungListener accepts connections and never answers, as a node whose
-// process is stopped while the kernel still accepts on its socket.
-func hungListener(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
 
 // hungPeerFleet is the example fleet behind a LLooM 0.2.3 leader whose
 // peer spark-node-02 hangs: the leader holds its cluster answer back 5 s
@@ -49,7 +16,7 @@ func hungListener(t *testing.T) string {
 // answers at once.
 func hungPeerFleet(t *testing.T) *liveFleetFiles {
 	t.Helper()
-	hung := hungListener(t)
+	hung := testnet.Hung(t)
 	var local, peer []byte
 	// spark-node-03 answers its own status when asked directly.
 	node3 := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"github.com/poolsolve/poolsolve/internal/testnet"
 	"maps"
 	"net"
 	"net/http"
@@ -70,38 +71,6 @@ func peerEntry(ctx context.Context, id, url string, wait time.Duration) doc {
 	return n
 }
 
-// hungNode accepts connections and never answers, as a stopped process
-// whose socket the kernel still accepts on.
-func hungNode(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var mu sync.Mutex
-	var conns []net.Conn
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	t.Cleanup(func() {
-		ln.Close()
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	})
-	return "http://" + ln.Addr().String()
-}
-
 // deadNode is an address where nothing listens.
 func deadNode(t *testing.T) string {
 	t.Helper()
@@ -164,7 +133,7 @@ func TestOneHungOrDeadNodeNeverFailsTheFetch(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			node2, node3 := hungNode(t), tc.node3(t)
+			node2, node3 := testnet.Hung(t), tc.node3(t)
 			gw := newFake(t, "").
 				handle("/gateway/cluster", leader(t, map[string]string{"spark-node-02": node2, "spark-node-03": node3}, tc.wait)).
 				handle("/gateway/node", answer(200, readTestdata("gateway-0.2.3-node-inventory.json"))).
@@ -212,7 +181,7 @@ func TestAHungPeerAtRealScaleLeavesHalfTheDefaultBudget(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes 2.5 s")
 	}
-	node2, node3 := hungNode(t), healthyPeer(t).srv.URL
+	node2, node3 := testnet.Hung(t), healthyPeer(t).srv.URL
 	gw := newFake(t, "").
 		handle("/gateway/cluster", leader(t, map[string]string{"spark-node-02": node2, "spark-node-03": node3}, 5*time.Second)).
 		handle("/gateway/node", answer(200, readTestdata("gateway-0.2.3-node-inventory.json"))).
@@ -260,7 +229,7 @@ func TestTheRealLeadersAnswerWithAHungPeerBlamesThePeer(t *testing.T) {
 		{
 			name:    "two hung peers",
 			capture: "gateway-0.2.3-cluster-two-hung-peers.json",
-			node3:   hungNode,
+			node3:   func(t *testing.T) string { return testnet.Hung(t) },
 			want: map[string]string{
 				"spark-node-02": "asked directly: no answer within 300ms; the gateway got no answer from it within its 5s",
 				"spark-node-03": "asked directly: no answer within 300ms; the gateway got no answer from it within its 5s",
@@ -275,7 +244,7 @@ func TestTheRealLeadersAnswerWithAHungPeerBlamesThePeer(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			node2 := hungNode(t)
+			node2 := testnet.Hung(t)
 			if strings.Contains(tc.name, "no endpoint") {
 				node2 = ""
 			}
