@@ -187,6 +187,7 @@ func runBench(c *cli.Context) error {
 		if err := fleet.WriteFileAtomic(svg, sb.Bytes()); err != nil {
 			return errorf("write %s: %w", svg, err)
 		}
+		announceWrote(c, svg, "time to proof against size, svg", sb.Len())
 	}
 	if file := c.String("trace-svg"); file != "" {
 		var sb bytes.Buffer
@@ -196,6 +197,7 @@ func runBench(c *cli.Context) error {
 		if err := fleet.WriteFileAtomic(file, sb.Bytes()); err != nil {
 			return errorf("write %s: %w", file, err)
 		}
+		announceWrote(c, file, "level-4 traces, svg", sb.Len())
 	}
 	if bad := unverified(rep.Results); len(bad) > 0 {
 		return errorf("%s", strings.Join(bad, "; "))
