@@ -70,7 +70,7 @@ Examples:
    poolsolve bench --sizes 3x10,8x20 --time-limit 2s
    poolsolve bench --sizes 3x10,24x60-tight --solvers exact,greedy --time-limit 2s --format json > bench.json
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy,clasp --format markdown
-   poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy --time-limit 2s --trace-svg trace.svg --trace-of 8x20
+   poolsolve bench --sizes 8x20,64x250 --solvers exact --time-limit 3s --trace-svg trace.svg --trace-of 64x250
    poolsolve bench --sizes 3x10,8x20,24x60 --solvers exact,greedy --time-limit 1s --svg bench.svg
    poolsolve bench --sizes 24x60-tight --write-fleet fleet-24x60.json`
 
