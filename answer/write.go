@@ -45,9 +45,10 @@ func WriteResilienceSVG(w io.Writer, r *Report) error {
 	if r == nil {
 		return errNil
 	}
-	for _, pl := range r.plans {
+	for i, pl := range r.plans {
 		if pl != nil {
-			return plan.WriteSVG(w, pl)
+			title := fmt.Sprintf("poolsolve resilience — worst scenario: %s, re-planned (dry run)", r.Scenarios[i].Name)
+			return plan.WriteSVGWith(w, pl, plan.SVGOptions{Title: title})
 		}
 	}
 	return errors.New("answer: no scenario has a plan to draw")

@@ -72,7 +72,7 @@ Examples:
    poolsolve bench --sizes 3x10,8x20 --time-limit 2s
    poolsolve bench --sizes 3x10,24x60-tight --solvers exact,greedy --time-limit 2s --format json > bench.json
    poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy,clasp --format markdown
-   poolsolve bench --sizes 3x10,8x20 --solvers exact,greedy --time-limit 2s --trace-svg trace.svg --trace-of 8x20
+   poolsolve bench --sizes 8x20,64x250 --solvers exact --time-limit 3s --trace-svg trace.svg --trace-of 64x250
    poolsolve bench --sizes 3x10,8x20,24x60 --solvers exact,greedy --time-limit 1s --svg bench.svg
    poolsolve bench --sizes 24x60-tight --write-fleet fleet-24x60.json`
 
@@ -189,6 +189,7 @@ func runBench(c *cli.Context) error {
 		if err := fleet.WriteFileAtomic(svg, sb.Bytes()); err != nil {
 			return errorf("write %s: %w", svg, err)
 		}
+		announceWrote(c, svg, "time to proof against size, svg", sb.Len())
 	}
 	if file := c.String("trace-svg"); file != "" {
 		var sb bytes.Buffer
@@ -198,6 +199,7 @@ func runBench(c *cli.Context) error {
 		if err := fleet.WriteFileAtomic(file, sb.Bytes()); err != nil {
 			return errorf("write %s: %w", file, err)
 		}
+		announceWrote(c, file, "level-4 traces, svg", sb.Len())
 	}
 	if bad := unverified(rep.Results); len(bad) > 0 {
 		return errorf("%s", strings.Join(bad, "; "))

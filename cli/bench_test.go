@@ -30,7 +30,8 @@ func TestBenchOnASmallSizePrintsARowPerSolver(t *testing.T) {
 func TestBenchWritesJSONAndAnSVGChart(t *testing.T) {
 	svg := filepath.Join(t.TempDir(), "bench.svg")
 	code, out, errOut := run(t, "bench", "--sizes", "3x6", "--solvers", "greedy", "--time-limit", "2s", "--format", "json", "--svg", svg, "-q")
-	if code != ExitOK || errOut != "" {
+	// --quiet leaves only the line that says which file was written.
+	if code != ExitOK || !strings.HasPrefix(errOut, "wrote "+svg+" (") || strings.Count(errOut, "\n") != 1 {
 		t.Fatalf("exit %d, stderr %q\n%s", code, errOut, out)
 	}
 	var doc struct {

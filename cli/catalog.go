@@ -13,6 +13,7 @@ import (
 	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/plan"
 )
 
 func catalogCommand() *cli.Command {
@@ -73,7 +74,7 @@ func writeCatalogText(w io.Writer, cat *catalog.Catalog) {
 	for _, n := range p.Nodes {
 		state := ""
 		if n.Unavailable != "" {
-			state = "  " + strings.ToUpper(n.Unavailable)
+			state = "  " + plan.UnavailableText(n.Unavailable)
 		}
 		fmt.Fprintf(w, "  %s%s\n", n.ID, state)
 		fmt.Fprintf(w, "      platform %s, archs %s, accelerators %s (from %s)\n", orDash(n.Platform), list(n.Archs), list(n.Accelerators), orDash(n.Source))

@@ -117,7 +117,7 @@ func runExplain(c *cli.Context) error {
 	if err != nil {
 		return errorf("render the answer: %w", err)
 	}
-	return writeOut(c, buf.Bytes())
+	return writeOut(c, buf.Bytes(), "explain answer, "+c.String("format"))
 }
 
 // flagsFirst moves the arguments of `explain` after its flags: urfave/cli

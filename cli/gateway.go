@@ -128,6 +128,7 @@ func recordHistory(c *cli.Context, fl *gateway.Fleet, base *fleet.Inputs) error 
 	if err != nil {
 		return errorf("write the demand history %s: %w", path, err)
 	}
+	announceWrote(c, path, "demand history", len(data))
 	return nil
 }
 

@@ -91,6 +91,7 @@ func runInventory(c *cli.Context) error {
 		if err := fleet.WriteFileAtomic(out, buf.Bytes()); err != nil {
 			return errorf("write %s: %w", out, err)
 		}
+		announceWrote(c, out, "inventory, "+format, buf.Len())
 		return nil
 	}
 	if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {

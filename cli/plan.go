@@ -184,6 +184,11 @@ func runPlan(c *cli.Context) error {
 		if err := intr.write(func() error { return fleet.WriteFileAtomic(out, buf.Bytes()) }); err != nil {
 			return errorf("write %s: %w", out, err)
 		}
+		what := "plan, " + format
+		if emit != "" {
+			what = "fleet profile " + emit
+		}
+		announceWrote(c, out, what, buf.Len())
 	} else if _, err := c.App.Writer.Write(buf.Bytes()); err != nil {
 		return errorf("write plan: %w", err)
 	}

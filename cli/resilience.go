@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/answer"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
@@ -102,7 +103,7 @@ func runResilience(c *cli.Context) error {
 	if err != nil {
 		return errorf("render the report: %w", err)
 	}
-	if err := writeOut(c, buf.Bytes()); err != nil {
+	if err := writeOut(c, buf.Bytes(), "resilience report, "+format); err != nil {
 		return err
 	}
 	if !r.Summary.KeepsCoverage {
@@ -131,16 +132,24 @@ func basePlan(c *cli.Context, in *fleet.Inputs, p *model.Pool) (*solver.Result, 
 	return res, nil
 }
 
-// writeOut writes a command's output to --output (atomically) or stdout.
-func writeOut(c *cli.Context, data []byte) error {
+// writeOut writes a command's output to --output (atomically), saying
+// so on stderr, or to stdout.
+func writeOut(c *cli.Context, data []byte, what string) error {
 	if out := c.String("output"); out != "" {
 		if err := fleet.WriteFileAtomic(out, data); err != nil {
 			return errorf("write %s: %w", out, err)
 		}
+		announceWrote(c, out, what, len(data))
 		return nil
 	}
 	if _, err := c.App.Writer.Write(data); err != nil {
 		return errorf("write: %w", err)
 	}
 	return nil
+}
+
+// announceWrote says on stderr which file a command wrote, with what and
+// its size: a file written says so, like a report on stdout would.
+func announceWrote(c *cli.Context, path, what string, size int) {
+	fmt.Fprintf(c.App.ErrWriter, "wrote %s (%s, %d bytes)\n", printable.String(path), what, size)
 }

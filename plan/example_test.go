@@ -57,6 +57,7 @@ func ExampleWriteText() {
 	//   2 external-fallback    0  aliases external first  proved optimal
 	//   3 slo                  0  SLO violations          proved optimal
 	//   4 latency+churn      330  units of 1 s            proved optimal
+	//   latency+churn is counted in units of 1 s: one unit is one request waiting 1 s for its first token (demand times expected first-token latency); a start or move adds its load time, weighted, and every change a hysteresis, in the same units.
 	//
 	// Changes
 	//   ~ residency  qwen-mlx on mac-01: auto -> always: latency: chat expects 600 ms first token instead of 8100 ms as auto

@@ -20,11 +20,26 @@ import (
 // unavailable nodes greyed with their reason, and a legend. Cards wrap
 // into columns as the pool grows. Every text is escaped and the same plan
 // gives the same bytes. A nil plan is an error.
-func WriteSVG(w io.Writer, p *Plan) error {
+func WriteSVG(w io.Writer, p *Plan) error { return WriteSVGWith(w, p, SVGOptions{}) }
+
+// SVGOptions steer WriteSVGWith. The zero value draws a plan as WriteSVG.
+type SVGOptions struct {
+	// Title names the picture, in its <title> and its heading: what it
+	// shows, so that two pictures side by side are told apart. Empty is
+	// the plan's own heading.
+	Title string
+}
+
+// WriteSVGWith is WriteSVG with a title of the caller's.
+func WriteSVGWith(w io.Writer, p *Plan, opts SVGOptions) error {
 	if p == nil {
 		return errNilPlan
 	}
 	s := newSVGLayout(p)
+	s.title = header
+	if opts.Title != "" {
+		s.title = opts.Title
+	}
 	_, err := io.WriteString(w, s.render())
 	return err
 }
@@ -56,6 +71,7 @@ const charW = 0.62
 // svgLayout holds the sizes that follow the pool's size.
 type svgLayout struct {
 	p                  *Plan
+	title              string
 	cols               int
 	cardW, pad         float64
 	font, small, barH  float64
@@ -69,7 +85,12 @@ type svgLayout struct {
 	notes   map[string][]note   // stops and moves away, by node
 	tp      map[string]int      // multi-node lane -> its number
 	tpNames []string            // by number - 1
-	sb      *strings.Builder
+	// cut are, by node, the lanes whose name its bar cannot hold: the
+	// card names them under its bars. Found by a first pass over the
+	// cards while collecting.
+	cut        map[string][]string
+	collecting bool
+	sb         *strings.Builder
 }
 
 type laneAt struct{ variant, node string }
@@ -180,10 +201,24 @@ type cardAt struct {
 	segs    map[string]segPos
 }
 
-type segPos struct{ x, top, bottom float64 }
+type segPos struct {
+	x, top, bottom float64
+	// clearAbove and clearBelow: nothing of the card lies between the
+	// segment and the card's edge, so a link may leave it that way
+	// without crossing another bar or a note.
+	clearAbove, clearBelow bool
+}
 
 func (s *svgLayout) render() string {
 	p := s.p
+	s.cut = map[string][]string{}
+	s.collecting = true
+	draw := s.sb
+	for _, n := range p.Nodes {
+		s.sb = &strings.Builder{}
+		s.card(n, 0, 0)
+	}
+	s.sb, s.collecting = draw, false
 	cardH := make([]float64, len(p.Nodes))
 	for i, n := range p.Nodes {
 		cardH[i] = s.cardHeight(n)
@@ -209,7 +244,7 @@ func (s *svgLayout) render() string {
 
 	s.printf(`<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans, Verdana, sans-serif" font-size="%s">`+"\n",
 		f(totalW), f(totalH), f(totalW), f(totalH), f(s.font))
-	s.printf("<title>%s</title>\n", esc(header))
+	s.printf("<title>%s</title>\n", esc(s.title))
 	s.raw(`<defs><pattern id="headroom" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
 		`<rect width="6" height="6" fill="#f5f5f5"/><line x1="0" y1="0" x2="0" y2="6" stroke="#bdbdbd" stroke-width="2"/></pattern></defs>` + "\n")
 	s.printf(`<rect width="%s" height="%s" fill="#fafafa"/>`+"\n", f(totalW), f(totalH))
@@ -383,7 +418,7 @@ func (s *svgLayout) headerHeight(width float64) float64 {
 func (s *svgLayout) header(width float64) {
 	y := s.margin + s.font + 2
 	s.printf(`<text x="%s" y="%s" font-size="%s" font-weight="bold" fill="%s">%s</text>`+"\n",
-		f(s.margin), f(y), f(s.font+3), colInk, esc(header))
+		f(s.margin), f(y), f(s.font+3), colInk, esc(fit(oneLine(s.title), width-2*s.margin, s.font+3)))
 	y += s.font + 8
 	for _, l := range wrapLines(s.headerLines(), width-2*s.margin, s.font) {
 		weight := ""
@@ -484,7 +519,7 @@ func (s *svgLayout) legend(top, width float64) {
 }
 
 // svgMaxSteps bounds the rollout steps a picture lists.
-const svgMaxSteps = 12
+const svgMaxSteps = 6
 
 // svgMarks are the change markers as the picture draws them.
 var svgMarks = map[string]string{"-": "−", "+": "+", "~": "~", "!": "!"}
@@ -518,15 +553,40 @@ func (s *svgLayout) footerLines() []textLine {
 		}
 	}
 	if !s.p.Infeasible {
-		for _, e := range s.p.Explanations {
+		for i, e := range s.p.Explanations {
+			if i == svgMaxLines {
+				ls = append(ls, textLine{text: fmt.Sprintf("… and %d more explanations (the text plan lists them all)", len(s.p.Explanations)-i)})
+				break
+			}
 			ls = append(ls, textLine{text: "Why: " + explanationText(e), wrap: true})
 		}
 	}
+	// The demand read for each source is one note per source: in the
+	// picture, a count; the text plan lists them.
+	var demand, other []string
 	for _, n := range s.p.Notes {
+		if strings.HasPrefix(n, "demand ") && !strings.HasPrefix(n, "demand of ") {
+			demand = append(demand, n)
+		} else {
+			other = append(other, n)
+		}
+	}
+	if len(demand) > 0 {
+		ls = append(ls, textLine{text: fmt.Sprintf("Demand: read for %s (the text plan lists each)", plural(len(demand), "source", "sources")), title: strings.Join(demand, "; ")})
+	}
+	for i, n := range other {
+		if i == svgMaxLines {
+			ls = append(ls, textLine{text: fmt.Sprintf("… and %d more notes (the text plan lists them all)", len(other)-i)})
+			break
+		}
 		ls = append(ls, textLine{text: "Note: " + n, wrap: true})
 	}
 	return ls
 }
+
+// svgMaxLines bounds the explanations and the notes the picture lists
+// under the cards; the text plan has them all.
+const svgMaxLines = 4
 
 // --- cards ---
 
@@ -557,6 +617,12 @@ func (s *svgLayout) cardNotes(n Node) []note {
 	for _, l := range n.Lanes {
 		if len(l.Draws) == 0 {
 			out = append(out, note{"(no memory drawn) " + l.Variant + " " + string(l.Residency), colMuted})
+		}
+	}
+	if cut := s.cut[n.ID]; len(cut) > 0 {
+		ls := wrapLines([]textLine{{text: "in the bars: " + strings.Join(cut, ", "), wrap: true}}, s.cardW-2*s.pad, s.small)
+		for _, l := range ls {
+			out = append(out, note{l.text, colMuted})
 		}
 	}
 	return out
@@ -621,8 +687,30 @@ func (s *svgLayout) card(n Node, x, y float64) map[string]segPos {
 		s.text(x+s.pad, cy+s.small, s.small, colMuted, "", "no memory domain", "", inner)
 		cy += s.small + 6
 	}
-	for _, d := range n.Domains {
+	for i, d := range n.Domains {
+		before := len(segs)
+		seen := make(map[string]bool, before)
+		for v := range segs {
+			seen[v] = true
+		}
 		s.domain(n, d, x+s.pad, cy, inner, grey, segs)
+		if len(segs) > before {
+			// Where the bar starts (under its figures unless compact),
+			// and where the domain's last auto row ends.
+			top := cy
+			if !s.compact {
+				top += s.small + 4
+			}
+			bottom := top + s.barH + float64(len(autoDraws(n, d.ID)))*(s.autoH+2)
+			for v, sp := range segs {
+				if seen[v] {
+					continue
+				}
+				sp.clearAbove = i == 0 && sp.top <= top+0.5
+				sp.clearBelow = i == len(n.Domains)-1 && len(s.cardNotes(n)) == 0 && sp.bottom >= bottom-0.5
+				segs[v] = sp
+			}
+		}
 		cy += s.domainHeight(n, d)
 	}
 	for _, nt := range s.cardNotes(n) {
@@ -777,7 +865,7 @@ func (s *svgLayout) segment(n Node, l Lane, gbs, x, y, w, h float64, grey bool, 
 		}
 		if _, ok := segs[l.Variant]; !ok {
 			// Near the right end: a lane's name starts at its left.
-			segs[l.Variant] = segPos{x + w - min(w/2, 14), y, y + h}
+			segs[l.Variant] = segPos{x: x + w - min(w/2, 14), top: y, bottom: y + h}
 		}
 	}
 	size := s.small
@@ -798,6 +886,9 @@ func (s *svgLayout) segment(n Node, l Lane, gbs, x, y, w, h float64, grey bool, 
 	}
 	if long := name + " · " + strings.Join(more, " · "); fit(long, room, size) == long {
 		name = long
+	}
+	if s.collecting && fit(l.Variant, room, size) != l.Variant && !slices.Contains(s.cut[n.ID], l.Variant) {
+		s.cut[n.ID] = append(s.cut[n.ID], l.Variant)
 	}
 	if txt := fit(name, room, size); txt != "" {
 		weight := ""
@@ -826,7 +917,10 @@ func (s *svgLayout) links(place []cardAt) {
 			if _, ok := place[i].segs[v]; !ok {
 				continue
 			}
-			if prev >= 0 && place[prev].col == place[i].col {
+			// Only between cards one right above the other, from a lane
+			// with nothing under it to one with nothing over it: a link
+			// must not cross another node's bars or notes.
+			if prev >= 0 && prev == i-1 && place[prev].col == place[i].col && place[prev].segs[v].clearBelow && place[i].segs[v].clearAbove {
 				a, b := place[prev].segs[v], place[i].segs[v]
 				s.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="3" stroke-opacity="0.6"><title>%s</title></line>`+"\n",
 					f(a.x), f(a.bottom), f(b.x), f(b.top), colInk, esc(fmt.Sprintf("TP%d %s", s.tp[v], v)))

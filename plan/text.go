@@ -157,7 +157,7 @@ func (t *textWriter) blank()        { t.sb.WriteString("\n") }
 // when continuations start at column six.
 func (t *textWriter) wrapped(indent, prefix string, start int, text, color string) {
 	hang := start
-	if t.opts.Width > 0 && t.opts.Width-start < 30 {
+	if t.opts.Width > 0 && (t.opts.Width-start < 30 || t.opts.Width-start < longestWord(text)) {
 		hang = min(start, 6)
 	}
 	lines := wrapText(text, t.opts.Width-start, t.opts.Width-hang)
@@ -183,6 +183,14 @@ func unitWords(text string) []string {
 		out = append(out, w)
 	}
 	return out
+}
+
+func longestWord(text string) int {
+	n := 0
+	for _, w := range unitWords(text) {
+		n = max(n, utf8.RuneCountInString(w))
+	}
+	return n
 }
 
 // wrapText splits text at spaces into lines of at most first columns for
@@ -305,7 +313,116 @@ type cell struct {
 // table writes rows with columns padded to their widest cell, two spaces
 // apart.
 func (t *textWriter) table(indent string, rows [][]cell) {
-	t.rows(indent, rows, widthsOf(rows))
+	widths := widthsOf(rows)
+	t.rows(indent, rows, widths, !t.fits(indent, rows, widths))
+}
+
+// minLastCell is the room a row's last cell needs beside the columns
+// before it; with less, the table is printed as records.
+const minLastCell = 24
+
+// fits reports whether every row keeps its columns within the width,
+// with room for its last cell to wrap under its own start. A table that
+// does not fit would have a terminal fold it, and a folded cell reads as
+// another row.
+func (t *textWriter) fits(indent string, rows [][]cell, widths []int) bool {
+	if t.opts.Width <= 0 {
+		return true
+	}
+	for _, r := range rows {
+		col := utf8.RuneCountInString(indent)
+		last := lastCell(r)
+		for i := 0; i < last; i++ {
+			if r[i].text == "" && widths[i] == 0 {
+				continue
+			}
+			col += widths[i] + 2
+		}
+		if last < 0 {
+			continue
+		}
+		n := utf8.RuneCountInString(r[last].text)
+		if r[last].right {
+			n = widths[last]
+		} else {
+			n = min(n, minLastCell)
+		}
+		if col+n > t.opts.Width {
+			return false
+		}
+	}
+	return true
+}
+
+// records writes rows too wide for the width as two-line records: the
+// first cell at the indent, the others after it, two spaces apart, on
+// lines indented four more, each wrapped within the width.
+func (t *textWriter) records(indent string, rows [][]cell) {
+	in := utf8.RuneCountInString(indent)
+	for _, r := range rows {
+		var rest []cell
+		for i, c := range r {
+			if i > 0 && c.text != "" {
+				rest = append(rest, c)
+			}
+		}
+		if len(r) == 0 {
+			t.line("")
+			continue
+		}
+		t.wrapped(indent, "", in, r[0].text, r[0].color)
+		if len(rest) > 0 {
+			t.cellLines(strings.Repeat(" ", in+4), rest)
+		}
+	}
+}
+
+// cellLines writes cells two spaces apart, each in its colour, wrapped
+// at spaces to the width after indent.
+func (t *textWriter) cellLines(indent string, cs []cell) {
+	limit := t.opts.Width - utf8.RuneCountInString(indent)
+	var sb strings.Builder
+	n := 0
+	flush := func() {
+		t.line(indent + sb.String())
+		sb.Reset()
+		n = 0
+	}
+	for _, c := range cs {
+		words := unitWords(c.text)
+		for j := 0; j < len(words); {
+			// The longest run of this cell's words that fits the line.
+			sep := 1
+			if j == 0 {
+				sep = 2
+			}
+			if n == 0 {
+				sep = 0
+			}
+			k, w := j, n+sep
+			for k < len(words) {
+				wn := utf8.RuneCountInString(words[k])
+				if k > j {
+					wn++
+				}
+				if w+wn > limit && (k > j || n > 0) {
+					break
+				}
+				w += wn
+				k++
+			}
+			if k == j {
+				flush()
+				continue
+			}
+			sb.WriteString(strings.Repeat(" ", sep))
+			sb.WriteString(t.paint(c.color, strings.Join(words[j:k], " ")))
+			n, j = w, k
+		}
+	}
+	if n > 0 {
+		flush()
+	}
 }
 
 // widthsOf is each column's widest cell among the cells that get padded:
@@ -337,7 +454,12 @@ func lastCell(r []cell) int {
 
 // rows writes rows padded to widths, which cover at least their columns.
 // A row's last cell, free text, wraps to the width under its own start.
-func (t *textWriter) rows(indent string, rows [][]cell, widths []int) {
+// As records, when the columns do not fit the width.
+func (t *textWriter) rows(indent string, rows [][]cell, widths []int, records bool) {
+	if records {
+		t.records(indent, rows)
+		return
+	}
 	for _, r := range rows {
 		var sb strings.Builder
 		sb.WriteString(indent)
@@ -388,9 +510,10 @@ func (t *textWriter) nodes(ns []Node) {
 		all = append(all, rows[i]...)
 	}
 	widths := widthsOf(all)
+	records := !t.fits("      ", all, widths)
 	for i, n := range ns {
 		t.nodeHead(n)
-		t.rows("      ", rows[i], widths)
+		t.rows("      ", rows[i], widths, records)
 	}
 }
 
@@ -423,8 +546,11 @@ func (t *textWriter) nodeHead(n Node) {
 	}
 }
 
-// shout capitalises the first word of an unavailability reason, so that
-// "cordoned (--cordon)" reads CORDONED (--cordon).
+// UnavailableText is how a node's unavailability reads beside its id:
+// the first word capitalised, as a state, the rest as the reason says it,
+// so that "cordoned (--cordon)" reads CORDONED (--cordon).
+func UnavailableText(s string) string { return shout(s) }
+
 func shout(s string) string {
 	i := strings.IndexAny(s, " :")
 	if i < 0 {
@@ -565,6 +691,13 @@ func (t *textWriter) levels(ls []Level) {
 			{text: l.Unit}, {text: status, color: color}})
 	}
 	t.table("  ", rows)
+	for _, l := range ls {
+		if unit, ok := strings.CutPrefix(l.Unit, "units of "); ok {
+			t.wrapped("  ", "", 2, fmt.Sprintf("%s is counted in units of %s: one unit is one request waiting %s for its first token "+
+				"(demand times expected first-token latency); a start or move adds its load time, weighted, and every change a hysteresis, in the same units.", l.Name, unit, unit), "")
+			break
+		}
+	}
 }
 
 // statusText says in plain words how good a level's value is; the solver's
