@@ -167,7 +167,7 @@ func TestApplyRefusesWhatItShouldNotDo(t *testing.T) {
 			want: []string{"another apply holds the lock", "pid " + strconv.Itoa(os.Getpid())}},
 		{name: "an admission LLooM refuses stops the apply before anything starts",
 			before: func(t *testing.T, a *applyFleet) { a.f.mu.Lock(); a.f.budget = 50; a.f.mu.Unlock() },
-			args: []string{"--yes"}, code: ExitInfeasible,
+			args:   []string{"--yes"}, code: ExitInfeasible,
 			want: []string{"Stopped at step 1: LLooM's admission refuses lane-b on spark-node-02: 10.0 GB over its budget"}},
 		{name: "a start LLooM would make room for by evicting a lane is not made",
 			before: func(t *testing.T, a *applyFleet) {
