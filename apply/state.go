@@ -91,7 +91,7 @@ func touched(p *plan.Plan) (res, routes map[string]bool) {
 func Expected(p *plan.Plan) []State {
 	s := newState()
 	for _, l := range p.Now {
-		if !l.Running || onDemand(l.Status) {
+		if !l.Running || onDemand(l.Status) || model.IsLaneUnknown(l.Status) {
 			continue
 		}
 		for _, n := range l.Nodes {

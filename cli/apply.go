@@ -90,11 +90,13 @@ func applyCommand() *cli.Command {
 }
 
 func oneArgument(c *cli.Context) error {
-	if c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-") {
+	switch {
+	case c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-"):
 		return badInput("%s: flags go before the plan: %s [flags] PLAN.json", c.Command.Name, c.Command.Name)
-	}
-	if c.NArg() != 1 {
-		return badInput("%s needs one argument, the saved plan (PLAN.json); got %d", c.Command.Name, c.NArg())
+	case c.NArg() > 1:
+		return badInput("unexpected argument %q: %s takes one argument, the saved plan (PLAN.json)", c.Args().Get(1), c.Command.Name)
+	case c.NArg() == 0:
+		return badInput("%s needs one argument, the saved plan (PLAN.json, saved with plan --format json -o)", c.Command.Name)
 	}
 	return nil
 }
