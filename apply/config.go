@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unicode/utf8"
 
 	"github.com/poolsolve/poolsolve/fleet"
 )
@@ -166,6 +167,9 @@ func (c ConfigChange) Key() string {
 
 // editConfig applies c to the config document data.
 func editConfig(data []byte, c ConfigChange) ([]byte, error) {
+	if !utf8.ValidString(c.Alias + c.Target + c.Runtime) {
+		return nil, errors.New("an id that is not UTF-8 text")
+	}
 	root, err := parseOrdered(data)
 	if err != nil {
 		return nil, fmt.Errorf("not JSON: %w", err)

@@ -3,6 +3,7 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/poolsolve/poolsolve/apply"
+	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 )
 
@@ -262,4 +265,26 @@ func TestAStaleLockOfAProcessThatEndedIsTakenOver(t *testing.T) {
 	if code != ExitOK || !strings.Contains(errOut, "took over the lock") {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
+}
+
+func FuzzReadPlan(f *testing.F) {
+	for _, p := range []string{"../plan/testdata/spark-fleet.plan.json", "testdata/script/apply.txtar"} {
+		if data, err := os.ReadFile(p); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte(`{"schema":"poolsolve.plan/v1","rollout":{"steps":[{"step":2}]}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		path := filepath.Join(t.TempDir(), "plan.json")
+		os.WriteFile(path, data, 0o644)
+		p, err := readPlan(path)
+		if err != nil {
+			var ee *exitError
+			if !errors.As(err, &ee) || ee.code != ExitBadInput || !strings.Contains(err.Error(), path) {
+				t.Fatalf("a bad plan is not a bad input naming the file: %v", err)
+			}
+			return
+		}
+		apply.Match(apply.Expected(p), apply.Live(p, model.Current{}))
+	})
 }
