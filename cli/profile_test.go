@@ -133,8 +133,10 @@ func TestEmitProfileSaysWhatAProfileCannotCarry(t *testing.T) {
 		}
 	}
 	_, _, stderr = run(t, "plan", "--quiet", "--fleet", spark, "--emit-profile", "standalone", "--lloom-version", "0.2.3", "-o", filepath.Join(dir, "standalone.json"))
-	if want := "LLooM 0.2.3 has no fleet profiles: it will not read this file"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr lacks %q:\n%s", want, stderr)
+	for _, want := range []string{"LLooM 0.2.3 has no fleet profiles: it will not read this file", "`poolsolve apply PLAN.json` carries them out"} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
 	}
 	for _, bad := range [][]string{{"--emit-profile", "../x"}, {"--emit-profile", "ok", "--format", "json"}} {
 		if code, _, _ := run(t, append([]string{"plan", "--fleet", spark}, bad...)...); code != ExitBadInput {
