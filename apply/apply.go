@@ -178,7 +178,17 @@ func (r *runner) step(ctx context.Context, st plan.Step) (backup string, err err
 		}
 		return r.keepWarm(ctx, st, true)
 	case "stop":
-		return "", r.stop(ctx, st)
+		backup := ""
+		if st.Residency == model.Always {
+			// keepWarm first: LLooM starts keepWarm runtimes again
+			// (at boot, on /gateway/runtimes/keep-warm).
+			b, err := r.keepWarm(ctx, st, false)
+			if err != nil {
+				return b, err
+			}
+			backup = b
+		}
+		return backup, r.stop(ctx, st)
 	case "residency":
 		if len(st.Nodes) == 0 {
 			return "", fmt.Errorf("step %d: a residency change names no node", st.Step)
@@ -421,7 +431,7 @@ func (r *runner) config(ctx context.Context, st plan.Step, ch ConfigChange, show
 	}
 	r.o.Log.write(entry{Event: "config", Step: st.Step, Subject: st.Subject, Message: fmt.Sprintf("%s (changed: %t, previous kept as %s)", ch.Key(), changed, backup)})
 	if changed {
-		r.printf("step %d: wrote %s to the config; previous kept as %s", st.Step, ch.Key(), backup)
+		r.printf("step %d: config: %s; previous kept as %s", st.Step, ch.Key(), backup)
 	}
 	timeout := ConfigTimeout
 	if r.o.StepTimeout > 0 {

@@ -162,7 +162,7 @@ func (c ConfigChange) Key() string {
 	if c.KeepWarm {
 		return fmt.Sprintf("runtimes.%s.keepWarm = true", c.Runtime)
 	}
-	return fmt.Sprintf("runtimes.%s.keepWarm removed (not keepWarm)", c.Runtime)
+	return fmt.Sprintf("runtimes.%s.keepWarm removed", c.Runtime)
 }
 
 // editConfig applies c to the config document data.

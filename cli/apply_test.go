@@ -288,3 +288,42 @@ func FuzzReadPlan(f *testing.F) {
 		apply.Match(apply.Expected(p), apply.Live(p, model.Current{}))
 	})
 }
+
+func TestARerouteIsWrittenAsTheTargetAndAKeepWarmLaneLosesKeepWarmBeforeItStops(t *testing.T) {
+	t.Setenv("LLOOM_CLUSTER_KEY", applyCanary)
+	dir, f := fakeFleetDir(t, applyCanary)
+	cfg, plan := filepath.Join(dir, "config.json"), filepath.Join(dir, "plan.json")
+	pool := filepath.Join(dir, "route.toml")
+	os.WriteFile(pool, []byte("[[pins]]\nalias = \"chat\"\nroute = \"model-b\"\n"), 0o644)
+	data, _ := os.ReadFile(cfg)
+	data = []byte(strings.Replace(string(data), `"memoryGb": 60,`, `"memoryGb": 60, "keepWarm": true,`, 1)) // lane-a
+	os.WriteFile(cfg, data, 0o644)
+	f.set("lane-a", func(r *fakeRuntime) { r.status, r.healthy = "running", true })
+	// poolsolve's 0.2.3 reading never moves a target; the plan is read
+	// as a release with members reads it, the config stays 0.2.3's.
+	common := []string{"--gateway", f.url("spark-node-01"), "--config", cfg, "--policy", pool, "--lloom-version", "0.2.4"}
+	if code, out, errOut := run(t, append(append([]string{"plan"}, common...), "--cordon", "spark-node-01", "--format", "json", "-o", plan)...); code != ExitChanges {
+		t.Fatalf("plan: exit %d\n%s\n%s", code, out, errOut)
+	}
+	code, out, errOut := run(t, append(append([]string{"apply"}, common...), "--yes", "--poll", "10ms", plan)...)
+	if code != ExitOK {
+		t.Fatalf("apply: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var c struct {
+		Aliases map[string]struct {
+			Target    string   `json:"target"`
+			Fallbacks []string `json:"fallbacks"`
+		} `json:"aliases"`
+	}
+	data, _ = os.ReadFile(cfg)
+	json.Unmarshal(data, &c)
+	if c.Aliases["chat"].Target != "model-b" || len(c.Aliases["chat"].Fallbacks) != 2 {
+		t.Errorf("chat is %+v; want target model-b, its fallbacks kept", c.Aliases["chat"])
+	}
+	if keepWarm(t, cfg, "lane-a") || !slices.Equal(f.stops, []string{"lane-a"}) {
+		t.Errorf("lane-a: keepWarm %v, stops %v; want it stopped without keepWarm", keepWarm(t, cfg, "lane-a"), f.stops)
+	}
+	if !strings.Contains(errOut, `config: aliases.chat.target = "model-b"`) {
+		t.Errorf("no progress line for the re-route:\n%s", errOut)
+	}
+}
