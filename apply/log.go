@@ -12,7 +12,7 @@ import (
 // entry is one line of the apply log.
 type entry struct {
 	Time    string          `json:"time"`
-	Event   string          `json:"event"` // begin, step, request, answer, config, done, failed, end
+	Event   string          `json:"event"` // begin, step, request, answer, config, done, failed, manual, end
 	Step    int             `json:"step,omitempty"`
 	Action  string          `json:"action,omitempty"`
 	Subject string          `json:"subject,omitempty"`
@@ -103,3 +103,7 @@ func (l *Log) Close() error {
 	}
 	return err
 }
+
+// Note appends a line of its own: the run's beginning (which plan, how
+// many steps the fleet shows done) and its end.
+func (l *Log) Note(event, message string) { l.write(entry{Event: event, Message: message}) }

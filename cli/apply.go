@@ -258,7 +258,13 @@ func runApply(c *cli.Context) error {
 	if interactive {
 		opts.Confirm = ask
 	}
+	log.Note("begin", fmt.Sprintf("apply %s: %d of %d steps done before, pid %d", path, done, len(steps), os.Getpid()))
 	res := apply.Run(ctx, opts)
+	if res.Failed == 0 {
+		log.Note("end", fmt.Sprintf("every step of %s done", path))
+	} else {
+		log.Note("end", fmt.Sprintf("stopped at step %d of %s", res.Failed, path))
+	}
 	fmt.Fprintf(out, "Done: %d step(s) in this run", len(res.Done))
 	if done > 0 {
 		fmt.Fprintf(out, ", %d before", done)

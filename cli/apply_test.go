@@ -136,7 +136,7 @@ func TestApplyCarriesOutThePlanAndTheFleetThenRunsIt(t *testing.T) {
 		}
 		events[e.Event]++
 	}
-	if events["step"] != 2 || events["done"] != 2 || events["config"] != 2 || events["answer"] < 8 || events["answer"] != events["request"] {
+	if events["begin"] != 1 || events["end"] != 1 || events["step"] != 2 || events["done"] != 2 || events["config"] != 2 || events["answer"] < 8 || events["answer"] != events["request"] {
 		t.Errorf("the log misses steps or answers: %v", events)
 	}
 	if _, err := os.Stat(filepath.Join(a.dir, ".poolsolve-apply.lock")); !os.IsNotExist(err) {
