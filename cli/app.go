@@ -131,6 +131,7 @@ Examples:
 		ExitErrHandler: func(*cli.Context, error) {},
 		Commands: []*cli.Command{
 			planCommand(),
+			applyCommand(),
 			resilienceCommand(),
 			explainCommand(),
 			catalogCommand(),

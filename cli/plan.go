@@ -70,7 +70,8 @@ Examples:
 routes and residency in the shape of profiles/NAME.json, which a LLooM
 release with fleet profiles applies with its own profile switch
 (docs/gateway.md, "Applying a plan"). LLooM 0.2.3 has none and will not read
-the file: carry the plan out by the rollout steps the plan lists. Stops,
+the file: carry the plan out by the rollout steps the plan lists, with
+'poolsolve apply' on a plan saved with --format json -o. Stops,
 moves, installs and manual actions a profile cannot carry are listed on
 stderr; the exit code is the plan's.`
 
@@ -265,7 +266,7 @@ func emitProfile(c *cli.Context, buf *bytes.Buffer, p *plan.Plan, pool *model.Po
 		// Said plainly: the file is written, and the operator must not
 		// expect the release to pick it up.
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: LLooM %s has no fleet profiles: it will not read this file, and nothing changes by saving it; "+
-			"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout (--format json: rollout.steps)\n", pool.Routing.Release)
+			"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout (--format json: rollout.steps), and `poolsolve apply PLAN.json` carries them out\n", pool.Routing.Release)
 	}
 	for _, n := range notes {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: profile %s: %s\n", name, n)

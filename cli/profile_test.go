@@ -134,6 +134,7 @@ func TestEmitProfileSaysWhatAProfileCannotCarry(t *testing.T) {
 	for _, want := range []string{
 		"LLooM 0.2.3 has no fleet profiles: it will not read this file",
 		"carry the plan out by its rollout instead: `poolsolve plan` without --emit-profile lists the steps in order under Rollout",
+		"`poolsolve apply PLAN.json` carries them out",
 	} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("stderr lacks %q:\n%s", want, stderr)
