@@ -90,6 +90,13 @@ func applyCommand() *cli.Command {
 }
 
 func oneArgument(c *cli.Context) error {
+	// A key given in place of its variable's name is refused first, so
+	// no other message can be the one that carries it.
+	if f := c.String("api-key-env"); f != "" {
+		if err := checkKeyEnv(f); err != nil {
+			return err
+		}
+	}
 	switch {
 	case c.NArg() > 1 && strings.HasPrefix(c.Args().Get(1), "-"):
 		return badInput("%s: flags go before the plan: %s [flags] PLAN.json", c.Command.Name, c.Command.Name)
