@@ -72,12 +72,7 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 		return t.flush(w)
 	}
 	lost := uncovered(p)
-	t.headline(lost)
-	if len(lost) > 0 {
-		if ul := unavoidableLine(p.Search); ul != "" {
-			t.wrapped("", "  ", 2, ul, "")
-		}
-	}
+	t.headline(lost, p.Search)
 	t.list("Fallbacks", p.Fallbacks)
 	if !opts.ChangesOnly {
 		t.nodes(p.Nodes)
@@ -129,11 +124,16 @@ func uncovered(p *Plan) []uncoveredSource {
 
 // headline puts coverage above everything: a source the plan leaves
 // without any model is what an operator must see first.
-func (t *textWriter) headline(us []uncoveredSource) {
+func (t *textWriter) headline(us []uncoveredSource, s *Search) {
 	if len(us) == 0 {
 		return
 	}
 	t.blank()
+	// Whether the loss is proved unavoidable comes before a list that may
+	// run to pages.
+	if ul := unavoidableLine(s); ul != "" {
+		t.para(ul)
+	}
 	for _, u := range us {
 		what := "is not covered"
 		if u.lost {
