@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -20,10 +21,6 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 // DefaultReplanLimit bounds all re-plans of a resilience run together
 // when ResilienceOptions.Limit is zero.
 const DefaultReplanLimit = 5 * time.Second
-
-// minShare is the least time a scenario gets, even past the limit: a
-// share too small to find a first plan decides nothing.
-const minShare = 100 * time.Millisecond
 
 // ResilienceOptions steer Resilience.
 type ResilienceOptions struct {
@@ -39,6 +36,8 @@ type ResilienceOptions struct {
 	Fleet string
 	// Notes are the catalog's notes on the pool.
 	Notes []string
+	// Progress, if set, is told each scenario as it is done.
+	Progress func(done, of int, elapsed time.Duration)
 }
 
 // Report is a resilience run: the base plan and every scenario, worst
@@ -82,6 +81,9 @@ const (
 	// Undecided: no plan was found in the scenario's time share; it
 	// counts as losing coverage, since it is not shown to keep it.
 	Undecided Status = "undecided"
+	// Skipped: --replan-limit ran out before the scenario's turn; it was
+	// not re-planned, and counts as losing coverage, as undecided.
+	Skipped Status = "skipped"
 )
 
 // Scenario is one scenario's outcome against the base plan.
@@ -120,6 +122,8 @@ func (s *Scenario) Effects() string {
 		return "no plan: " + strings.Join(explanationTexts(s.Explanations), "; ")
 	case Undecided:
 		return "no plan found in its time share (raise --replan-limit)"
+	case Skipped:
+		return "not re-planned: --replan-limit ran out before its turn (raise it)"
 	}
 	var parts []string
 	if n := len(s.Loses.Uncovered); n > 0 {
@@ -150,7 +154,7 @@ func listOrCount(xs []string, what string) string {
 // Harmful reports whether the scenario loses coverage, admits no plan
 // at all, or was not decided in time.
 func (s *Scenario) Harmful() bool {
-	return s.Status == Infeasible || s.Status == Undecided || len(s.Loses.Uncovered) > 0
+	return s.Status == Infeasible || s.Status == Undecided || s.Status == Skipped || len(s.Loses.Uncovered) > 0
 }
 
 // Summary counts the scenarios by what they lose.
@@ -160,6 +164,8 @@ type Summary struct {
 	ToCloud      int `json:"toCloud"`
 	BreakSLO     int `json:"breakSLO"`
 	Proved       int `json:"proved"`
+	// Skipped counts the scenarios --replan-limit left no time for.
+	Skipped int `json:"skipped"`
 	// KeepsCoverage is set when no scenario loses coverage: the exit
 	// code is then 0.
 	KeepsCoverage bool `json:"keepsCoverage"`
@@ -181,12 +187,17 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	if single {
 		scs = SingleLosses(p)
 	}
-	w, err := solver.NewWhatIf(p, base, opts.Seed, end)
+	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
+	rp := renderPool(p, base.Assignment, basePlan)
+	// Scenarios re-plan against the base plan as what runs: churn then
+	// counts from it, so of two equally good re-plans the one closer to
+	// the base plan wins, and a scenario lists only what it changes.
+	onBase := *base
+	onBase.Objective = eval.Check(rp, base.Assignment).Objective
+	w, err := solver.NewWhatIf(rp, &onBase, opts.Seed, end)
 	if err != nil {
 		return nil, err
 	}
-	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
-	rp := renderPool(p, base.Assignment, basePlan)
 	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
 		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: w.BaseShortfall()}}
 	type done struct {
@@ -194,16 +205,34 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		pl *plan.Plan
 	}
 	var all []done
+	var spent time.Duration // re-planning and comparing, per scenario on average
 	for i, sc := range scs {
 		t0 := time.Now()
-		deadline := t0.Add(max(time.Until(end)/time.Duration(len(scs)-i), minShare))
+		left := end.Sub(t0)
+		// A scenario starts only when the limit leaves it its share and
+		// what comparing its re-plan takes; the rest are skipped, in
+		// their fixed order, not planned past the limit.
+		var avg time.Duration
+		if i > 0 {
+			avg = spent / time.Duration(i)
+		}
+		if left <= 0 || left < avg/2 {
+			all = append(all, done{skipped(sc), nil})
+			continue
+		}
+		deadline := t0.Add(left / time.Duration(len(scs)-i))
 		re, err := w.Replan(ctx, sc, deadline)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name(), err)
 		}
-		s, pl := r.compare(re, rp, opts)
-		s.ElapsedMs = float64(time.Since(t0).Microseconds()) / 1000
+		s, pl := r.compare(re, rp, onBase.Objective, opts)
+		el := time.Since(t0)
+		spent += el
+		s.ElapsedMs = float64(el.Microseconds()) / 1000
 		all = append(all, done{s, pl})
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(scs), time.Since(start))
+		}
 	}
 	slices.SortStableFunc(all, func(a, b done) int { return worse(&a.s, &b.s) })
 	r.Scenarios = []Scenario{}
@@ -221,8 +250,10 @@ func worse(a, b *Scenario) int {
 	inf := func(s *Scenario) int {
 		switch s.Status {
 		case Infeasible:
-			return 2
+			return 3
 		case Undecided:
+			return 2
+		case Skipped:
 			return 1
 		}
 		return 0
@@ -249,8 +280,11 @@ func summarize(ss []Scenario) Summary {
 		if len(sc.Loses.SLOBroken) > 0 {
 			s.BreakSLO++
 		}
-		if sc.Status == Proved {
+		switch sc.Status {
+		case Proved:
 			s.Proved++
+		case Skipped:
+			s.Skipped++
 		}
 	}
 	return s
@@ -275,7 +309,7 @@ func renderPool(p *model.Pool, base model.Assignment, bp *plan.Plan) *model.Pool
 
 // compare turns a re-plan into a scenario of the report, and its plan
 // against the base plan.
-func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptions) (Scenario, *plan.Plan) {
+func (r *Report) compare(re *solver.Replan, rp *model.Pool, onBase model.Objective, opts ResilienceOptions) (Scenario, *plan.Plan) {
 	sc := re.Scenario
 	s := Scenario{Name: sc.Name(), Nodes: orEmpty(sc.Nodes), Links: []string{}, Levels: []plan.Level{},
 		Loses: re.Shortfall(), DroppedPins: []plan.Explanation{},
@@ -311,10 +345,22 @@ func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptio
 	s.Objective = &obj
 	s.Levels = pl.Levels
 	s.Loses = re.Shortfall().Minus(r.Base.Shortfall)
-	s.Level4Change = obj[3] - r.Base.Objective[3]
+	// Both counted with the base plan as what runs.
+	s.Level4Change = obj[3] - onBase[3]
 	s.Changes = pl.Changes
 	s.Summary = pl.Summary
 	return s, pl
+}
+
+// skipped is a scenario the limit left no time for.
+func skipped(sc solver.Scenario) Scenario {
+	s := Scenario{Name: sc.Name(), Nodes: orEmpty(sc.Nodes), Links: []string{}, Levels: []plan.Level{}, Status: Skipped,
+		Loses:       solver.Shortfall{Uncovered: []string{}, ToCloud: []string{}, SLOBroken: []string{}},
+		DroppedPins: []plan.Explanation{}, Explanations: []plan.Explanation{}, Changes: []plan.Change{}}
+	for _, l := range sc.Links {
+		s.Links = append(s.Links, l.A+"<->"+l.B)
+	}
+	return s
 }
 
 func orEmpty[T any](xs []T) []T {
