@@ -3,11 +3,13 @@ package answer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
@@ -194,12 +196,25 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	// the base plan wins, and a scenario lists only what it changes.
 	onBase := *base
 	onBase.Objective = eval.Check(rp, base.Assignment).Objective
+	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
+		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: solver.ShortfallOf(rp, base.Assignment)}}
 	w, err := solver.NewWhatIf(rp, &onBase, opts.Seed, end)
+	if errors.Is(err, encode.ErrDeadline) {
+		// Not one scenario can be re-planned: each is reported as not
+		// re-planned, rather than the limit overrun.
+		r.Notes = append(slices.Clone(r.Notes), fmt.Sprintf("encoding the pool for the re-plans did not finish within --replan-limit %s: no scenario was re-planned", limit))
+		r.Scenarios = []Scenario{}
+		for _, sc := range scs {
+			r.Scenarios = append(r.Scenarios, skipped(sc))
+			r.plans = append(r.plans, nil)
+		}
+		slices.SortStableFunc(r.Scenarios, func(a, b Scenario) int { return worse(&a, &b) })
+		r.Summary = summarize(r.Scenarios)
+		return r, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
-		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: w.BaseShortfall()}}
 	type done struct {
 		s  Scenario
 		pl *plan.Plan

@@ -92,7 +92,10 @@ func (s Shortfall) Empty() bool {
 }
 
 // shortfall is plan a's shortfall on pool p, as eval counts it.
-func shortfall(p *model.Pool, a model.Assignment) Shortfall {
+func shortfall(p *model.Pool, a model.Assignment) Shortfall { return ShortfallOf(p, a) }
+
+// ShortfallOf is what plan a of pool p leaves short, as eval counts it.
+func ShortfallOf(p *model.Pool, a model.Assignment) Shortfall {
 	rep := eval.Check(p, a)
 	return Shortfall{Uncovered: orEmpty(rep.Uncovered), ToCloud: orEmpty(servedExternally(p, a)), SLOBroken: orEmpty(rep.SLOBroken)}
 }
