@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -190,22 +191,21 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		scs = SingleLosses(p)
 	}
 	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
-	rp := renderPool(p, base.Assignment, basePlan)
-	// Scenarios re-plan against the base plan as what runs: churn then
-	// counts from it, so of two equally good re-plans the one closer to
-	// the base plan wins, and a scenario lists only what it changes.
-	onBase := *base
-	onBase.Objective = eval.Check(rp, base.Assignment).Objective
+	rp, onBase, baseRep := onBasePlan(p, base, basePlan)
 	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
 		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: solver.ShortfallOf(rp, base.Assignment)}}
-	w, err := solver.NewWhatIf(rp, &onBase, opts.Seed, end)
+	w, err := solver.NewWhatIf(rp, onBase, opts.Seed, end)
 	if errors.Is(err, encode.ErrDeadline) {
 		// Not one scenario can be re-planned: each is reported as not
 		// re-planned, rather than the limit overrun.
-		r.Notes = append(slices.Clone(r.Notes), fmt.Sprintf("encoding the pool for the re-plans did not finish within --replan-limit %s: no scenario was re-planned", limit))
+		r.Notes = append(slices.Clone(r.Notes), fmt.Sprintf("encoding the pool for the re-plans did not finish within --replan-limit %s: no scenario was searched; those that take nothing the plan uses keep it", limit))
 		r.Scenarios = []Scenario{}
 		for _, sc := range scs {
-			r.Scenarios = append(r.Scenarios, skipped(sc))
+			s := skipped(sc)
+			if untouched(rp, base.Assignment, baseRep.ExternalFirst, sc) {
+				s = r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective)
+			}
+			r.Scenarios = append(r.Scenarios, s)
 			r.plans = append(r.plans, nil)
 		}
 		slices.SortStableFunc(r.Scenarios, func(a, b Scenario) int { return worse(&a, &b) })
@@ -227,6 +227,11 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		// A scenario starts only when the limit leaves it its share and
 		// what comparing its re-plan takes; the rest are skipped, in
 		// their fixed order, not planned past the limit.
+		if untouched(rp, base.Assignment, baseRep.ExternalFirst, sc) {
+			// Decided without a search, so the same on every run.
+			all = append(all, done{r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective), nil})
+			continue
+		}
 		var avg time.Duration
 		if i > 0 {
 			avg = spent / time.Duration(i)
@@ -365,6 +370,113 @@ func (r *Report) compare(re *solver.Replan, rp *model.Pool, onBase model.Objecti
 	s.Changes = pl.Changes
 	s.Summary = pl.Summary
 	return s, pl
+}
+
+// onBasePlan is the pool scenarios re-plan on: p with the base plan as
+// what runs, so that churn counts from it, and of two equally good
+// re-plans the one closer to the base plan wins (a scenario lists only
+// what it changes); with the base plan's result and eval's report on it.
+func onBasePlan(p *model.Pool, base *solver.Result, basePlan *plan.Plan) (*model.Pool, *solver.Result, eval.Report) {
+	rp := renderPool(p, base.Assignment, basePlan)
+	onBase := *base
+	rep := eval.Check(rp, base.Assignment)
+	onBase.Objective = rep.Objective
+	return rp, &onBase, rep
+}
+
+// untouched reports whether scenario sc takes away nothing the base plan
+// uses (no node of its lanes, no link inside one) and leaves every alias
+// the plan serves from the cloud an eligible local placement (level 2
+// counts it only while one is). The base plan
+// is then the scenario's best re-plan: it still holds, options were only
+// taken away, and churn counts from it.
+func untouched(p *model.Pool, base model.Assignment, externalFirst []string, sc solver.Scenario) bool {
+	if len(sc.Lanes) > 0 || len(sc.Routes) > 0 || len(sc.Off) > 0 {
+		return false
+	}
+	touches := func(nodes []string) bool {
+		for _, n := range sc.Nodes {
+			if slices.Contains(nodes, n) {
+				return true
+			}
+		}
+		for _, l := range sc.Links {
+			if slices.Contains(nodes, l.A) && slices.Contains(nodes, l.B) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, l := range base.Lanes {
+		if touches(l.Nodes) {
+			return false
+		}
+	}
+	// An alias served from the cloud counts at level 2 while a candidate
+	// has a variant with an eligible placement: one must survive.
+	ix := p.Index()
+	listedBy := map[string][]string{}
+	for _, m := range p.Models {
+		for _, v := range m.Variants {
+			listedBy[v] = append(listedBy[v], m.ID)
+		}
+	}
+	for _, id := range externalFirst {
+		ai, ok := ix.Alias[id]
+		if !ok {
+			return false
+		}
+		cands := p.Aliases[ai].Candidates()
+		survives := false
+		for vi := range p.Variants {
+			v := &p.Variants[vi]
+			if !slices.ContainsFunc(cands, func(m string) bool { return slices.Contains(v.Models, m) || slices.Contains(listedBy[v.ID], m) }) {
+				continue
+			}
+			for _, pl := range v.Placements {
+				if ok, _ := model.Eligible(p, ix, v, pl); ok && !touches(pl.Nodes) {
+					survives = true
+					break
+				}
+			}
+			if survives {
+				break
+			}
+		}
+		if !survives {
+			return false
+		}
+	}
+	return true
+}
+
+// asBase is a scenario whose re-plan is the base plan: nothing lost,
+// nothing changed. Its levels are the base plan's, level 4 counted with
+// the base plan as what runs (onBase): a bound of the whole pool bounds
+// the scenario's too, less the base plan's own churn at level 4.
+func (r *Report) asBase(sc solver.Scenario, levels []plan.Level, obj, onBase model.Objective) Scenario {
+	s := skipped(sc)
+	s.Status = Proved
+	s.Objective = &onBase
+	s.Levels = slices.Clone(levels)
+	for i := range s.Levels {
+		l := &s.Levels[i]
+		if l.Index == 4 {
+			l.Value = onBase[3]
+			l.LowerBound = max(0, min(l.LowerBound-(obj[3]-onBase[3]), l.Value))
+			if l.Status == "optimal" {
+				l.LowerBound = l.Value
+			}
+			l.Gap = 0
+			if l.Value > 0 {
+				l.Gap = math.Round(float64(l.Value-l.LowerBound)/float64(l.Value)*1000) / 1000
+			}
+		}
+		if l.Status != "optimal" {
+			s.Status = Bounded
+		}
+	}
+	return s
 }
 
 // skipped is a scenario the limit left no time for.

@@ -212,3 +212,44 @@ func TestALinkLossThatTakesNoLaneOfThePlanChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// Scenarios that take nothing the plan uses are decided without a
+// search: the same answer on every run, however short the limit.
+func TestScenariosThatTakeNothingThePlanUsesAreTheSameOnEveryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a 24-node fleet")
+	}
+	p := sizePool(t, "24x60")
+	base := solveExample(t, p)
+	var runs [2][]byte
+	for i := range runs {
+		r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Seed: 1, Limit: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided := 0
+		for _, s := range r.Scenarios {
+			switch s.Status {
+			case answer.Proved, answer.Bounded:
+				decided++
+				if len(s.Changes) > 0 || s.Level4Change != 0 || !s.Loses.Empty() {
+					t.Errorf("%s is decided without a search, yet changes or loses something: %+v", s.Name, s)
+				}
+			case answer.Skipped, answer.Undecided:
+			default:
+				t.Errorf("%s: status %s within a 1 ms limit", s.Name, s.Status)
+			}
+		}
+		if decided == 0 {
+			t.Fatal("no scenario was decided without a search")
+		}
+		var buf bytes.Buffer
+		if err := answer.WriteResilienceJSON(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = buf.Bytes()
+	}
+	if !bytes.Equal(runs[0], runs[1]) {
+		t.Error("two runs within a 1 ms limit differ")
+	}
+}

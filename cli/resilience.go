@@ -26,9 +26,11 @@ nothing is started, stopped or rerouted.
 Each scenario is re-planned with the base plan as what runs, so its churn
 counts from the base plan: of equally good re-plans the one closest to the
 base plan is taken, and a scenario lists only what it changes. --replan-limit
-bounds the re-plans together: scenarios are taken in a fixed order (nodes,
-then links), each with an equal share of what is left, and those the limit
-leaves no time for are reported as skipped (they count as losing coverage).
+bounds the re-plans together, encoding the pool included: a scenario that
+takes nothing the plan uses keeps the plan, decided without a search (the
+same on every run); the others are taken in a fixed order (nodes, then
+links), each with an equal share of what is left, and those the limit leaves
+no time for are reported as skipped (they count as losing coverage).
 A fleet of hundreds of nodes needs a limit of minutes for every scenario. On
 a terminal, progress goes to stderr (--quiet turns it off).
 
