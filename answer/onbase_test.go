@@ -44,8 +44,9 @@ func TestARePlanThatLosesNothingThePlanUsesKeepsThePlan(t *testing.T) {
 				t.Fatal(err)
 			}
 			checked := 0
+			keep := newKeeper(rp, base.Assignment, rep.ExternalFirst)
 			for _, sc := range SingleLosses(p) {
-				if !untouched(rp, base.Assignment, rep.ExternalFirst, sc) {
+				if !keep.keeps(sc) {
 					continue
 				}
 				re, err := w.Replan(context.Background(), sc, time.Now().Add(500*time.Millisecond))

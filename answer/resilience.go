@@ -192,6 +192,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	}
 	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
 	rp, onBase, baseRep := onBasePlan(p, base, basePlan)
+	keep := newKeeper(rp, base.Assignment, baseRep.ExternalFirst)
 	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
 		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: solver.ShortfallOf(rp, base.Assignment)}}
 	w, err := solver.NewWhatIf(rp, onBase, opts.Seed, end)
@@ -202,7 +203,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		r.Scenarios = []Scenario{}
 		for _, sc := range scs {
 			s := skipped(sc)
-			if untouched(rp, base.Assignment, baseRep.ExternalFirst, sc) {
+			if keep.keeps(sc) {
 				s = r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective)
 			}
 			r.Scenarios = append(r.Scenarios, s)
@@ -220,23 +221,21 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		pl *plan.Plan
 	}
 	var all []done
-	var spent time.Duration // re-planning and comparing, per scenario on average
+	// longest is the longest a scenario has taken, re-plan and comparison:
+	// however small its share, a re-plan takes its warm start and
+	// checks, so a scenario starts only with that much left.
+	var longest time.Duration
 	for i, sc := range scs {
 		t0 := time.Now()
 		left := end.Sub(t0)
-		// A scenario starts only when the limit leaves it its share and
-		// what comparing its re-plan takes; the rest are skipped, in
-		// their fixed order, not planned past the limit.
-		if untouched(rp, base.Assignment, baseRep.ExternalFirst, sc) {
+		// The rest are skipped, in their fixed order, rather than
+		// planned past the limit.
+		if keep.keeps(sc) {
 			// Decided without a search, so the same on every run.
 			all = append(all, done{r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective), nil})
 			continue
 		}
-		var avg time.Duration
-		if i > 0 {
-			avg = spent / time.Duration(i)
-		}
-		if left <= 0 || left < avg/2 {
+		if left <= 0 || left < longest {
 			all = append(all, done{skipped(sc), nil})
 			continue
 		}
@@ -247,7 +246,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		}
 		s, pl := r.compare(re, rp, onBase.Objective, opts)
 		el := time.Since(t0)
-		spent += el
+		longest = max(longest, el)
 		s.ElapsedMs = float64(el.Microseconds()) / 1000
 		all = append(all, done{s, pl})
 		if opts.Progress != nil {
@@ -384,13 +383,55 @@ func onBasePlan(p *model.Pool, base *solver.Result, basePlan *plan.Plan) (*model
 	return rp, &onBase, rep
 }
 
-// untouched reports whether scenario sc takes away nothing the base plan
+// keeper decides which scenarios keep the base plan (keeps), with what
+// it needs computed once for all of them.
+type keeper struct {
+	lanes [][]string // the base plan's lanes' nodes
+	// cloud holds, per alias the plan serves from the cloud, the nodes of
+	// each eligible placement of a variant of its candidates: level 2
+	// counts the alias only while one of them survives.
+	cloud [][][]string
+}
+
+func newKeeper(p *model.Pool, base model.Assignment, externalFirst []string) *keeper {
+	k := &keeper{}
+	for _, l := range base.Lanes {
+		k.lanes = append(k.lanes, l.Nodes)
+	}
+	ix := p.Index()
+	listedBy := map[string][]string{}
+	for _, m := range p.Models {
+		for _, v := range m.Variants {
+			listedBy[v] = append(listedBy[v], m.ID)
+		}
+	}
+	for _, id := range externalFirst {
+		var places [][]string
+		if ai, ok := ix.Alias[id]; ok {
+			cands := p.Aliases[ai].Candidates()
+			for vi := range p.Variants {
+				v := &p.Variants[vi]
+				if !slices.ContainsFunc(cands, func(m string) bool { return slices.Contains(v.Models, m) || slices.Contains(listedBy[v.ID], m) }) {
+					continue
+				}
+				for _, pl := range v.Placements {
+					if ok, _ := model.Eligible(p, ix, v, pl); ok {
+						places = append(places, pl.Nodes)
+					}
+				}
+			}
+		}
+		k.cloud = append(k.cloud, places)
+	}
+	return k
+}
+
+// keeps reports whether scenario sc takes away nothing the base plan
 // uses (no node of its lanes, no link inside one) and leaves every alias
-// the plan serves from the cloud an eligible local placement (level 2
-// counts it only while one is). The base plan
-// is then the scenario's best re-plan: it still holds, options were only
-// taken away, and churn counts from it.
-func untouched(p *model.Pool, base model.Assignment, externalFirst []string, sc solver.Scenario) bool {
+// the plan serves from the cloud an eligible local placement. The base
+// plan is then the scenario's best re-plan: it still holds, options were
+// only taken away, and churn counts from it.
+func (k *keeper) keeps(sc solver.Scenario) bool {
 	if len(sc.Lanes) > 0 || len(sc.Routes) > 0 || len(sc.Off) > 0 {
 		return false
 	}
@@ -407,43 +448,11 @@ func untouched(p *model.Pool, base model.Assignment, externalFirst []string, sc 
 		}
 		return false
 	}
-	for _, l := range base.Lanes {
-		if touches(l.Nodes) {
-			return false
-		}
+	if slices.ContainsFunc(k.lanes, touches) {
+		return false
 	}
-	// An alias served from the cloud counts at level 2 while a candidate
-	// has a variant with an eligible placement: one must survive.
-	ix := p.Index()
-	listedBy := map[string][]string{}
-	for _, m := range p.Models {
-		for _, v := range m.Variants {
-			listedBy[v] = append(listedBy[v], m.ID)
-		}
-	}
-	for _, id := range externalFirst {
-		ai, ok := ix.Alias[id]
-		if !ok {
-			return false
-		}
-		cands := p.Aliases[ai].Candidates()
-		survives := false
-		for vi := range p.Variants {
-			v := &p.Variants[vi]
-			if !slices.ContainsFunc(cands, func(m string) bool { return slices.Contains(v.Models, m) || slices.Contains(listedBy[v.ID], m) }) {
-				continue
-			}
-			for _, pl := range v.Placements {
-				if ok, _ := model.Eligible(p, ix, v, pl); ok && !touches(pl.Nodes) {
-					survives = true
-					break
-				}
-			}
-			if survives {
-				break
-			}
-		}
-		if !survives {
+	for _, places := range k.cloud {
+		if !slices.ContainsFunc(places, func(n []string) bool { return !touches(n) }) {
 			return false
 		}
 	}
