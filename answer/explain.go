@@ -80,7 +80,8 @@ type LaneExplain struct {
 	// plan was weighed against (without it there, another residency,
 	// other nodes), each with its best plan's cost against the plan.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
-	// Unweighed counts the variant's other placements not weighed.
+	// Unweighed counts the variant's other eligible placements not
+	// weighed.
 	Unweighed int `json:"unweighed,omitempty"`
 }
 
@@ -381,7 +382,7 @@ func writeLane(t *text, l *LaneExplain) {
 		t.line("    - " + bestText(Option{Option: solver.Option{Best: a.Best}, Change: a.Change, Changes: a.Changes}))
 	}
 	if l.Unweighed > 0 {
-		t.line(fmt.Sprintf("  (%d other placements of %s not weighed)", l.Unweighed, l.Variant))
+		t.line(fmt.Sprintf("  (%d other eligible placements of %s not weighed)", l.Unweighed, l.Variant))
 	}
 }
 

@@ -874,8 +874,8 @@ type LaneAnswer struct {
 	// ways the plan was weighed against: without the lane there, with
 	// another residency, on other nodes.
 	Alternatives []Alternative `json:"alternatives,omitempty"`
-	// Unweighed counts the other placements not weighed (beyond
-	// maxMoves).
+	// Unweighed counts the other eligible placements not weighed
+	// (beyond maxMoves).
 	Unweighed int `json:"unweighed,omitempty"`
 }
 
@@ -893,7 +893,7 @@ type Alternative struct {
 	Reason string   `json:"reason,omitempty"`
 }
 
-// maxMoves bounds the other placements a placed lane is weighed
+// maxMoves bounds the other eligible placements a placed lane is weighed
 // against: a recipe may go on any of hundreds of nodes, and each costs a
 // re-plan. The first in the variant's placement order are weighed, so the
 // answer does not depend on timing.
@@ -1013,6 +1013,9 @@ func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Var
 		pl := &v.Placements[pi]
 		if slices.Contains(pl.Nodes, ans.Node) {
 			continue
+		}
+		if ok, _ := model.Eligible(w.p, w.e.Index, v, *pl); !ok {
+			continue // no plan can take it, whatever else runs
 		}
 		if moves == maxMoves {
 			ans.Unweighed++
