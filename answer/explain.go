@@ -76,6 +76,21 @@ type LaneExplain struct {
 	// Forwarded are the lane's federated names, each with the peer whose
 	// gateway it goes through.
 	Forwarded map[string]string `json:"forwarded,omitempty"`
+	// Alternatives are, for a lane the plan runs on the node, what the
+	// plan was weighed against (without it there, another residency,
+	// other nodes), each with its best plan's cost against the plan.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Unweighed counts the variant's other eligible placements not
+	// weighed.
+	Unweighed int `json:"unweighed,omitempty"`
+}
+
+// Alternative is a way to do without a placed lane, with what its best
+// plan changes per level and against the plan.
+type Alternative struct {
+	solver.Alternative
+	Change  *model.Objective `json:"change,omitempty"`
+	Changes []plan.Change    `json:"changes,omitempty"`
 }
 
 // Option is one option with what makes it better, and what its best
@@ -150,6 +165,10 @@ func ExplainLane(ctx context.Context, w *solver.WhatIf, p *model.Pool, runtime, 
 	for _, o := range ans.Options {
 		le.Options = append(le.Options, Option{Option: o, Change: change(o.Best, w.Base().Objective), Changes: changes(rp, o.Best)})
 	}
+	for _, a := range ans.Alternatives {
+		le.Alternatives = append(le.Alternatives, Alternative{Alternative: a, Change: change(a.Best, w.Base().Objective), Changes: changes(rp, a.Best)})
+	}
+	le.Unweighed = ans.Unweighed
 	if vi, ok := p.Index().Variant[ans.Variant]; ok {
 		le.Forwarded = p.Variants[vi].Forwarded
 	}
@@ -338,6 +357,32 @@ func writeLane(t *text, l *LaneExplain) {
 	t.line("On " + l.Node)
 	for _, o := range l.Options {
 		writeOption(t, o)
+	}
+	if len(l.Alternatives) == 0 {
+		return
+	}
+	t.blank()
+	t.line("Why it is there: the plan against each alternative")
+	for _, a := range l.Alternatives {
+		on := strings.Join(a.Nodes, "+")
+		var head string
+		switch a.Kind {
+		case "without":
+			head = "without " + l.Variant + " on " + on
+		case "residency":
+			head = l.Variant + " on " + on + " as " + string(a.Residency)
+		default:
+			head = l.Variant + " on " + on + " instead"
+		}
+		t.line("  " + head)
+		if a.Best == nil {
+			t.line("    - " + oneLine(a.Reason))
+			continue
+		}
+		t.line("    - " + bestText(Option{Option: solver.Option{Best: a.Best}, Change: a.Change, Changes: a.Changes}))
+	}
+	if l.Unweighed > 0 {
+		t.line(fmt.Sprintf("  (%d other eligible placements of %s not weighed)", l.Unweighed, l.Variant))
 	}
 }
 

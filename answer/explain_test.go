@@ -38,6 +38,7 @@ func TestExplainAnswersMatchTheGoldenFiles(t *testing.T) {
 		{"explain-chat-arch", "rule-arch-mismatch.json", catalog.Options{}, "chat", ""},
 		{"explain-tp2-unlinked", "rule-unlinked-tp.json", catalog.Options{}, "tp2-chat", ""},
 		{"explain-27b-on-01", "spark-fleet.json", catalog.Options{}, "qwen38-27b-nvfp4", "spark-node-01"},
+		{"explain-27b-on-03", "spark-fleet.json", catalog.Options{}, "qwen38-27b-nvfp4", "spark-node-03"},
 		{"explain-recipe-on-02", "spark-fleet.json", catalog.Options{ConsiderInstalls: true}, "recipe:linux-nvidia-gb10-qwen38-27b-nvfp4-vllm/qwen38-27b-nvfp4", "spark-node-02"},
 	}
 	for _, tc := range tests {
@@ -106,6 +107,70 @@ func TestEveryOptionNotTakenHasAReason(t *testing.T) {
 					}) {
 						t.Errorf("%s: the best plan for %s via %s routes %+v", a.ID, o.Model, o.Variant, o.Best.Assignment.Routes)
 					}
+				}
+			}
+		})
+	}
+}
+
+// explain of a lane the plan runs tells why it is there: every
+// alternative weighed, each with the levels its best plan changes, or why
+// no plan takes it.
+func TestExplainOfAPlacedLaneWeighsEachAlternativeWithWhatItCosts(t *testing.T) {
+	tests := []struct {
+		name     string
+		opts     catalog.Options
+		runtime  string
+		node     string
+		kinds    []string
+		without  model.Objective // the change the lane's absence makes
+		loses    []string        // sources the plan without it uncovers
+		wantText []string
+	}{
+		{"the embedding lane is there because without it embeddings loses coverage",
+			catalog.Options{}, "qwen3-embedding-4b", "spark-node-03",
+			[]string{"without", "residency", "residency"}, model.Objective{1, 0, 0, -3270}, []string{"embeddings"},
+			[]string{"Why it is there: the plan against each alternative", "  without qwen3-embedding-4b on spark-node-03", "level 1 +1", "it uncovers embeddings"}},
+		{"the 27B is there and auto because always or preferred would stop the image lane",
+			catalog.Options{}, "qwen38-27b-nvfp4", "spark-node-03",
+			[]string{"without", "residency", "residency"}, model.Objective{0, 0, 0, 30}, nil,
+			[]string{"  qwen38-27b-nvfp4 on spark-node-03 as always", "level 4 +60", "stop qwen-image-diffusers on spark-node-03"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, base := example(t, "spark-fleet.json", tc.opts)
+			w, err := solver.NewWhatIf(p, base, 0, time.Now().Add(5*time.Second))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex, err := answer.ExplainLane(context.Background(), w, p, tc.runtime, tc.node, answer.ExplainOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var kinds []string
+			for _, a := range ex.Lane.Alternatives {
+				kinds = append(kinds, a.Kind)
+				if a.Best == nil && a.Reason == "" {
+					t.Errorf("alternative %s %v has neither a plan nor a reason", a.Kind, a.Nodes)
+				}
+				if a.Best != nil && a.Change == nil {
+					t.Errorf("alternative %s %v has a plan but no change per level", a.Kind, a.Nodes)
+				}
+			}
+			if !slices.Equal(kinds, tc.kinds) {
+				t.Fatalf("alternatives %v, want %v", kinds, tc.kinds)
+			}
+			without := ex.Lane.Alternatives[0]
+			if without.Best == nil || *without.Change != tc.without || !slices.Equal(without.Best.Loses.Uncovered, tc.loses) && len(tc.loses) > 0 {
+				t.Errorf("without the lane: %+v change %v, want change %v losing %v", without.Best, without.Change, tc.without, tc.loses)
+			}
+			var txt bytes.Buffer
+			if err := answer.WriteExplainText(&txt, ex); err != nil {
+				t.Fatal(err)
+			}
+			for _, want := range tc.wantText {
+				if !strings.Contains(txt.String(), want) {
+					t.Errorf("text lacks %q:\n%s", want, txt.String())
 				}
 			}
 		})

@@ -3,11 +3,15 @@ package answer
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -20,10 +24,6 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 // DefaultReplanLimit bounds all re-plans of a resilience run together
 // when ResilienceOptions.Limit is zero.
 const DefaultReplanLimit = 5 * time.Second
-
-// minShare is the least time a scenario gets, even past the limit: a
-// share too small to find a first plan decides nothing.
-const minShare = 100 * time.Millisecond
 
 // ResilienceOptions steer Resilience.
 type ResilienceOptions struct {
@@ -39,6 +39,8 @@ type ResilienceOptions struct {
 	Fleet string
 	// Notes are the catalog's notes on the pool.
 	Notes []string
+	// Progress, if set, is told each scenario as it is done.
+	Progress func(done, of int, elapsed time.Duration)
 }
 
 // Report is a resilience run: the base plan and every scenario, worst
@@ -82,6 +84,9 @@ const (
 	// Undecided: no plan was found in the scenario's time share; it
 	// counts as losing coverage, since it is not shown to keep it.
 	Undecided Status = "undecided"
+	// Skipped: --replan-limit ran out before the scenario's turn; it was
+	// not re-planned, and counts as losing coverage, as undecided.
+	Skipped Status = "skipped"
 )
 
 // Scenario is one scenario's outcome against the base plan.
@@ -120,6 +125,8 @@ func (s *Scenario) Effects() string {
 		return "no plan: " + strings.Join(explanationTexts(s.Explanations), "; ")
 	case Undecided:
 		return "no plan found in its time share (raise --replan-limit)"
+	case Skipped:
+		return "not re-planned: --replan-limit ran out before its turn (raise it)"
 	}
 	var parts []string
 	if n := len(s.Loses.Uncovered); n > 0 {
@@ -150,7 +157,7 @@ func listOrCount(xs []string, what string) string {
 // Harmful reports whether the scenario loses coverage, admits no plan
 // at all, or was not decided in time.
 func (s *Scenario) Harmful() bool {
-	return s.Status == Infeasible || s.Status == Undecided || len(s.Loses.Uncovered) > 0
+	return s.Status == Infeasible || s.Status == Undecided || s.Status == Skipped || len(s.Loses.Uncovered) > 0
 }
 
 // Summary counts the scenarios by what they lose.
@@ -160,6 +167,8 @@ type Summary struct {
 	ToCloud      int `json:"toCloud"`
 	BreakSLO     int `json:"breakSLO"`
 	Proved       int `json:"proved"`
+	// Skipped counts the scenarios --replan-limit left no time for.
+	Skipped int `json:"skipped"`
 	// KeepsCoverage is set when no scenario loses coverage: the exit
 	// code is then 0.
 	KeepsCoverage bool `json:"keepsCoverage"`
@@ -181,29 +190,68 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	if single {
 		scs = SingleLosses(p)
 	}
-	w, err := solver.NewWhatIf(p, base, opts.Seed, end)
+	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
+	rp, onBase, baseRep := onBasePlan(p, base, basePlan)
+	keep := newKeeper(rp, base.Assignment, baseRep.ExternalFirst)
+	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
+		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: solver.ShortfallOf(rp, base.Assignment)}}
+	w, err := solver.NewWhatIf(rp, onBase, opts.Seed, end)
+	if errors.Is(err, encode.ErrDeadline) {
+		// Not one scenario can be re-planned: each is reported as not
+		// re-planned, rather than the limit overrun.
+		r.Notes = append(slices.Clone(r.Notes), fmt.Sprintf("encoding the pool for the re-plans did not finish within --replan-limit %s: no scenario was searched; those that take nothing the plan uses keep it", limit))
+		r.Scenarios = []Scenario{}
+		for _, sc := range scs {
+			s := skipped(sc)
+			if keep.keeps(sc) {
+				s = r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective)
+			}
+			r.Scenarios = append(r.Scenarios, s)
+			r.plans = append(r.plans, nil)
+		}
+		slices.SortStableFunc(r.Scenarios, func(a, b Scenario) int { return worse(&a, &b) })
+		r.Summary = summarize(r.Scenarios)
+		return r, nil
+	}
 	if err != nil {
 		return nil, err
 	}
-	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
-	rp := renderPool(p, base.Assignment, basePlan)
-	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,
-		Base: Base{Objective: base.Objective, Levels: basePlan.Levels, Shortfall: w.BaseShortfall()}}
 	type done struct {
 		s  Scenario
 		pl *plan.Plan
 	}
 	var all []done
+	// longest is the longest a scenario has taken, re-plan and comparison:
+	// however small its share, a re-plan takes its warm start and
+	// checks, so a scenario starts only with that much left.
+	var longest time.Duration
 	for i, sc := range scs {
 		t0 := time.Now()
-		deadline := t0.Add(max(time.Until(end)/time.Duration(len(scs)-i), minShare))
+		left := end.Sub(t0)
+		// The rest are skipped, in their fixed order, rather than
+		// planned past the limit.
+		if keep.keeps(sc) {
+			// Decided without a search, so the same on every run.
+			all = append(all, done{r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective), nil})
+			continue
+		}
+		if left <= 0 || left < longest {
+			all = append(all, done{skipped(sc), nil})
+			continue
+		}
+		deadline := t0.Add(left / time.Duration(len(scs)-i))
 		re, err := w.Replan(ctx, sc, deadline)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name(), err)
 		}
-		s, pl := r.compare(re, rp, opts)
-		s.ElapsedMs = float64(time.Since(t0).Microseconds()) / 1000
+		s, pl := r.compare(re, rp, onBase.Objective, opts)
+		el := time.Since(t0)
+		longest = max(longest, el)
+		s.ElapsedMs = float64(el.Microseconds()) / 1000
 		all = append(all, done{s, pl})
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(scs), time.Since(start))
+		}
 	}
 	slices.SortStableFunc(all, func(a, b done) int { return worse(&a.s, &b.s) })
 	r.Scenarios = []Scenario{}
@@ -221,8 +269,10 @@ func worse(a, b *Scenario) int {
 	inf := func(s *Scenario) int {
 		switch s.Status {
 		case Infeasible:
-			return 2
+			return 3
 		case Undecided:
+			return 2
+		case Skipped:
 			return 1
 		}
 		return 0
@@ -249,8 +299,11 @@ func summarize(ss []Scenario) Summary {
 		if len(sc.Loses.SLOBroken) > 0 {
 			s.BreakSLO++
 		}
-		if sc.Status == Proved {
+		switch sc.Status {
+		case Proved:
 			s.Proved++
+		case Skipped:
+			s.Skipped++
 		}
 	}
 	return s
@@ -275,7 +328,7 @@ func renderPool(p *model.Pool, base model.Assignment, bp *plan.Plan) *model.Pool
 
 // compare turns a re-plan into a scenario of the report, and its plan
 // against the base plan.
-func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptions) (Scenario, *plan.Plan) {
+func (r *Report) compare(re *solver.Replan, rp *model.Pool, onBase model.Objective, opts ResilienceOptions) (Scenario, *plan.Plan) {
 	sc := re.Scenario
 	s := Scenario{Name: sc.Name(), Nodes: orEmpty(sc.Nodes), Links: []string{}, Levels: []plan.Level{},
 		Loses: re.Shortfall(), DroppedPins: []plan.Explanation{},
@@ -311,10 +364,139 @@ func (r *Report) compare(re *solver.Replan, rp *model.Pool, opts ResilienceOptio
 	s.Objective = &obj
 	s.Levels = pl.Levels
 	s.Loses = re.Shortfall().Minus(r.Base.Shortfall)
-	s.Level4Change = obj[3] - r.Base.Objective[3]
+	// Both counted with the base plan as what runs.
+	s.Level4Change = obj[3] - onBase[3]
 	s.Changes = pl.Changes
 	s.Summary = pl.Summary
 	return s, pl
+}
+
+// onBasePlan is the pool scenarios re-plan on: p with the base plan as
+// what runs, so that churn counts from it, and of two equally good
+// re-plans the one closer to the base plan wins (a scenario lists only
+// what it changes); with the base plan's result and eval's report on it.
+func onBasePlan(p *model.Pool, base *solver.Result, basePlan *plan.Plan) (*model.Pool, *solver.Result, eval.Report) {
+	rp := renderPool(p, base.Assignment, basePlan)
+	onBase := *base
+	rep := eval.Check(rp, base.Assignment)
+	onBase.Objective = rep.Objective
+	return rp, &onBase, rep
+}
+
+// keeper decides which scenarios keep the base plan (keeps), with what
+// it needs computed once for all of them.
+type keeper struct {
+	lanes [][]string // the base plan's lanes' nodes
+	// cloud holds, per alias the plan serves from the cloud, the nodes of
+	// each eligible placement of a variant of its candidates: level 2
+	// counts the alias only while one of them survives.
+	cloud [][][]string
+}
+
+func newKeeper(p *model.Pool, base model.Assignment, externalFirst []string) *keeper {
+	k := &keeper{}
+	for _, l := range base.Lanes {
+		k.lanes = append(k.lanes, l.Nodes)
+	}
+	ix := p.Index()
+	listedBy := map[string][]string{}
+	for _, m := range p.Models {
+		for _, v := range m.Variants {
+			listedBy[v] = append(listedBy[v], m.ID)
+		}
+	}
+	for _, id := range externalFirst {
+		var places [][]string
+		if ai, ok := ix.Alias[id]; ok {
+			cands := p.Aliases[ai].Candidates()
+			for vi := range p.Variants {
+				v := &p.Variants[vi]
+				if !slices.ContainsFunc(cands, func(m string) bool { return slices.Contains(v.Models, m) || slices.Contains(listedBy[v.ID], m) }) {
+					continue
+				}
+				for _, pl := range v.Placements {
+					if ok, _ := model.Eligible(p, ix, v, pl); ok {
+						places = append(places, pl.Nodes)
+					}
+				}
+			}
+		}
+		k.cloud = append(k.cloud, places)
+	}
+	return k
+}
+
+// keeps reports whether scenario sc takes away nothing the base plan
+// uses (no node of its lanes, no link inside one) and leaves every alias
+// the plan serves from the cloud an eligible local placement. The base
+// plan is then the scenario's best re-plan: it still holds, options were
+// only taken away, and churn counts from it.
+func (k *keeper) keeps(sc solver.Scenario) bool {
+	if len(sc.Lanes) > 0 || len(sc.Routes) > 0 || len(sc.Off) > 0 {
+		return false
+	}
+	touches := func(nodes []string) bool {
+		for _, n := range sc.Nodes {
+			if slices.Contains(nodes, n) {
+				return true
+			}
+		}
+		for _, l := range sc.Links {
+			if slices.Contains(nodes, l.A) && slices.Contains(nodes, l.B) {
+				return true
+			}
+		}
+		return false
+	}
+	if slices.ContainsFunc(k.lanes, touches) {
+		return false
+	}
+	for _, places := range k.cloud {
+		if !slices.ContainsFunc(places, func(n []string) bool { return !touches(n) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// asBase is a scenario whose re-plan is the base plan: nothing lost,
+// nothing changed. Its levels are the base plan's, level 4 counted with
+// the base plan as what runs (onBase): a bound of the whole pool bounds
+// the scenario's too, less the base plan's own churn at level 4.
+func (r *Report) asBase(sc solver.Scenario, levels []plan.Level, obj, onBase model.Objective) Scenario {
+	s := skipped(sc)
+	s.Status = Proved
+	s.Objective = &onBase
+	s.Levels = slices.Clone(levels)
+	for i := range s.Levels {
+		l := &s.Levels[i]
+		if l.Index == 4 {
+			l.Value = onBase[3]
+			l.LowerBound = max(0, min(l.LowerBound-(obj[3]-onBase[3]), l.Value))
+			if l.Status == "optimal" {
+				l.LowerBound = l.Value
+			}
+			l.Gap = 0
+			if l.Value > 0 {
+				l.Gap = math.Round(float64(l.Value-l.LowerBound)/float64(l.Value)*1000) / 1000
+			}
+		}
+		if l.Status != "optimal" {
+			s.Status = Bounded
+		}
+	}
+	return s
+}
+
+// skipped is a scenario the limit left no time for.
+func skipped(sc solver.Scenario) Scenario {
+	s := Scenario{Name: sc.Name(), Nodes: orEmpty(sc.Nodes), Links: []string{}, Levels: []plan.Level{}, Status: Skipped,
+		Loses:       solver.Shortfall{Uncovered: []string{}, ToCloud: []string{}, SLOBroken: []string{}},
+		DroppedPins: []plan.Explanation{}, Explanations: []plan.Explanation{}, Changes: []plan.Change{}}
+	for _, l := range sc.Links {
+		s.Links = append(s.Links, l.A+"<->"+l.B)
+	}
+	return s
 }
 
 func orEmpty[T any](xs []T) []T {

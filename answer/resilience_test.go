@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/answer"
+	"github.com/poolsolve/poolsolve/benchmarks"
 	"github.com/poolsolve/poolsolve/catalog"
 	"github.com/poolsolve/poolsolve/fleet"
 	"github.com/poolsolve/poolsolve/internal/golden"
@@ -146,5 +147,109 @@ func TestKeepsCoverageDecidesTheExitAndTheReportIsDeterministic(t *testing.T) {
 	}
 	if got := both.Scenarios[0].Effects(); got != "embeddings uncovered; enntity-presence, q38fn to cloud" {
 		t.Errorf("effects %q", got)
+	}
+}
+
+// sizePool is the benchmark generator's fleet of that size (seed 1).
+func sizePool(t testing.TB, size string) *model.Pool {
+	t.Helper()
+	inst, err := benchmarks.SizeInstance(size, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := inst.Pool()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A scenario that takes away nothing the base plan uses changes nothing:
+// churn counts from the base plan, so no swap of equivalent lanes or
+// residencies is as good as keeping it.
+func TestALinkLossThatTakesNoLaneOfThePlanChangesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a 24-node fleet")
+	}
+	tests := []struct {
+		name string
+		size string
+	}{
+		{"on the bench suite's 24-node fleet, whose lanes have equivalent twins", "24x60"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := sizePool(t, tc.size)
+			base := solveExample(t, p)
+			var scs []solver.Scenario
+			for _, sc := range answer.SingleLosses(p) {
+				if len(sc.Links) == 1 && !slices.ContainsFunc(base.Assignment.Lanes, func(l model.LaneChoice) bool {
+					return slices.Contains(l.Nodes, sc.Links[0].A) && slices.Contains(l.Nodes, sc.Links[0].B)
+				}) {
+					scs = append(scs, sc)
+				}
+			}
+			if len(scs) == 0 {
+				t.Fatal("no link loss leaves every lane of the plan alone: the fleet tests nothing")
+			}
+			r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Scenarios: scs, Seed: 1, Limit: 10 * time.Second})
+			if err != nil {
+				t.Fatal(err)
+			}
+			checked := 0
+			for _, s := range r.Scenarios {
+				if s.Status != answer.Proved {
+					continue
+				}
+				checked++
+				if len(s.Changes) > 0 || s.Level4Change != 0 {
+					t.Errorf("%s takes no lane of the plan, yet changes %d things (level 4 %+d): %v", s.Name, len(s.Changes), s.Level4Change, s.Changes)
+				}
+			}
+			if checked == 0 {
+				t.Fatalf("none of %d scenarios was proved: nothing checked", len(scs))
+			}
+		})
+	}
+}
+
+// Scenarios that take nothing the plan uses are decided without a
+// search: the same answer on every run, however short the limit.
+func TestScenariosThatTakeNothingThePlanUsesAreTheSameOnEveryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plans a 24-node fleet")
+	}
+	p := sizePool(t, "24x60")
+	base := solveExample(t, p)
+	var runs [2][]byte
+	for i := range runs {
+		r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Seed: 1, Limit: time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		decided := 0
+		for _, s := range r.Scenarios {
+			switch s.Status {
+			case answer.Proved, answer.Bounded:
+				decided++
+				if len(s.Changes) > 0 || s.Level4Change != 0 || !s.Loses.Empty() {
+					t.Errorf("%s is decided without a search, yet changes or loses something: %+v", s.Name, s)
+				}
+			case answer.Skipped, answer.Undecided:
+			default:
+				t.Errorf("%s: status %s within a 1 ms limit", s.Name, s.Status)
+			}
+		}
+		if decided == 0 {
+			t.Fatal("no scenario was decided without a search")
+		}
+		var buf bytes.Buffer
+		if err := answer.WriteResilienceJSON(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		runs[i] = buf.Bytes()
+	}
+	if !bytes.Equal(runs[0], runs[1]) {
+		t.Error("two runs within a 1 ms limit differ")
 	}
 }

@@ -131,8 +131,11 @@ func summaryLine(r *Report) string {
 	if len(harm) > 0 {
 		out += " (" + capped(harm) + ")"
 	}
-	out += fmt.Sprintf(", %d send aliases to the cloud, %d break an SLO; %d of %d proved.", s.ToCloud, s.BreakSLO, s.Proved, s.Scenarios)
-	return out
+	out += fmt.Sprintf(", %d send aliases to the cloud, %d break an SLO; %d of %d proved", s.ToCloud, s.BreakSLO, s.Proved, s.Scenarios)
+	if s.Skipped > 0 {
+		out += fmt.Sprintf("; %d not re-planned: --replan-limit ran out (raise it)", s.Skipped)
+	}
+	return out + "."
 }
 
 func statusText(s *Scenario) string {

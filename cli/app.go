@@ -21,6 +21,9 @@ const (
 	ExitBadInput   = 2 // bad flags or input files; nothing was written
 	ExitInfeasible = 3 // plan: the hard constraints (pins, cordons) admit no plan
 	ExitFailure    = 4 // anything else: I/O failure, internal error
+	// With plan --detailed-exitcode only:
+	ExitLosesCoverage = 5 // plan: a source that is served now loses all coverage
+	ExitNotProved     = 6 // plan: some level is not proved optimal (the search was cut short)
 )
 
 // exitError carries an exit code through urfave/cli.

@@ -24,8 +24,11 @@ or unreachable node, memory alone), minimal sets of pins and cordons that rule
 it out of every plan, minimal sets of the plan's own lanes it does not fit
 next to (per residency, with the domain's figures), and where it fits, the SLO
 it would break or the latency it would add; then what the best plan that
-takes it would score against the plan. A dry run: nothing is started,
-stopped or rerouted.
+takes it would score against the plan. For a lane the plan runs on the node,
+the answer also says why it is there: the plan weighed against the lane held
+off the node, each other residency, and the first four of its other
+placements, each with the levels and cost its best plan would change. A dry
+run: nothing is started, stopped or rerouted.
 
 Exit codes:
    0  answered
@@ -37,6 +40,7 @@ Examples:
    poolsolve explain q38fn --fleet examples/spark-fleet.json
    poolsolve explain chat --fleet examples/rule-arch-mismatch.json
    poolsolve explain qwen38-27b-nvfp4 --node spark-node-01 --fleet examples/spark-fleet.json
+   poolsolve explain qwen3-embedding-4b --node spark-node-03 --fleet examples/spark-fleet.json
    poolsolve explain embeddings --fleet examples/spark-fleet.json --cordon spark-node-03 --format json
 
 --format json writes poolsolve.explain/v1 (docs/explain-json.md).`

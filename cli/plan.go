@@ -28,6 +28,12 @@ The plan optimises four levels in order: (1) coverage, (2) external models
 only as fallback, (3) latency SLO violations, (4) demand-weighted latency plus
 churn. Each level reports its value and whether it is proved optimal.
 
+A plan not proved optimal on every level says so in its first lines, also
+with --changes-only: NOT PROVED, why the search ended (the time limit it had),
+which levels are proved, the first open level's value and bound, and what a
+longer --time-limit may gain by that bound; uncovered sources are marked as
+proved unavoidable or not.
+
 The text reads like 'terraform plan': a source that loses all coverage is
 the headline, then nodes, routes (with demand and expected first-token
 latency), each level in plain words ("proved optimal", "best found, at most
@@ -44,12 +50,20 @@ fleet's repository:
    0  a plan was found and it changes nothing: the fleet already runs the plan
    1  a plan was found and it changes what runs, or a source loses coverage:
       fail the job to have someone apply or refuse the changes, or treat 1 as
-      success when the job only records the plan
+      success when the job only records the plan; --detailed-exitcode tells
+      lost coverage (5) and an unproved plan (6) apart from changes, in that
+      order of precedence, as terraform's flag of that name tells changes
+      from no changes
    2  bad flags or input files; nothing was written: the change under review
       broke the inputs, fail the job
    3  the hard constraints (pins, cordons, budgets) admit no plan; the reasons
       are printed: fail the job
    4  any other failure (I/O, an internal error): fail the job, and retry once
+   5  with --detailed-exitcode: a source served now loses all coverage (the
+      headline says whether that is proved unavoidable): fail the job
+   6  with --detailed-exitcode: a plan was found, with or without changes, but
+      some level is not proved optimal (the first lines say which, and what a
+      longer --time-limit may gain): re-run with a longer limit, or review
  130  interrupted by SIGINT or SIGTERM: the first signal during the search stops
       it and writes the best plan found so far (INTERRUPTED in its header, each
       level as proved); a second signal, or one while the inputs are read, exits
@@ -82,6 +96,7 @@ func planCommand() *cli.Command {
 		Description: planHelp,
 		Flags: append(append(inputFlags(), poolFlags()...),
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (a picture)"},
+			&cli.BoolFlag{Name: "detailed-exitcode", Usage: "exit 5 when a source served now loses all coverage, 6 when a level is not proved optimal, before 1 for changes (see Exit codes)"},
 			&cli.BoolFlag{Name: "changes-only", Usage: "text: print only lost coverage, the changes and their summary"},
 			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
@@ -161,7 +176,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %w", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted, TimeLimit: limitOf(c, in)})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"
@@ -198,6 +213,10 @@ func runPlan(c *cli.Context) error {
 		return &exitError{ExitInterrupted, errSilent}
 	case res.Infeasible:
 		return &exitError{ExitInfeasible, fmt.Errorf("no plan satisfies the hard constraints (see the reasons above)")}
+	case c.Bool("detailed-exitcode") && p.LosesCoverage():
+		return &exitError{ExitLosesCoverage, errSilent}
+	case c.Bool("detailed-exitcode") && !p.Search.AllProved():
+		return &exitError{ExitNotProved, errSilent}
 	case p.HasChanges():
 		return &exitError{ExitChanges, errSilent}
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,6 +23,17 @@ lose coverage, those that go to the cloud, the SLOs that break, the change in
 level 4 (latency and churn), what the re-plan changes against the plan, the
 pins that give way, and whether every level is proved. Worst first. A dry run:
 nothing is started, stopped or rerouted.
+
+Each scenario is re-planned with the base plan as what runs, so its churn
+counts from the base plan: of equally good re-plans the one closest to the
+base plan is taken, and a scenario lists only what it changes. --replan-limit
+bounds the re-plans together, encoding the pool included: a scenario that
+takes nothing the plan uses keeps the plan, decided without a search (the
+same on every run); the others are taken in a fixed order (nodes, then
+links), each with an equal share of what is left, and those the limit leaves
+no time for are reported as skipped (they count as losing coverage).
+A fleet of hundreds of nodes needs a limit of minutes for every scenario. On
+a terminal, progress goes to stderr (--quiet turns it off).
 
 Exit codes (for the CI of a fleet repository):
    0  every scenario keeps every source the plan covers covered
@@ -49,9 +61,10 @@ func resilienceCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "scenario", Usage: "re-plan with these taken away together, as `NODE[,NODE...]`, a link as A<->B (repeatable; default: every node and every link alone)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (the worst scenario)"},
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "bound the base plan's solve by `DURATION`", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
-			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, EnvVars: envVars("replan-limit"), Usage: "bound all re-plans together by `DURATION`; each scenario gets an equal share of what is left (at least 100ms), levels 1-3 first", Category: "Solver"},
+			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, EnvVars: envVars("replan-limit"), Usage: "bound all re-plans together by `DURATION`, encoding the pool included; each scenario gets an equal share of what is left, and those the limit leaves no time for are reported as skipped", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (atomically) instead of stdout", TakesFile: true},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
 		),
 		OnUsageError: usageError,
 		Action:       runResilience,
@@ -84,10 +97,12 @@ func runResilience(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	progress, done := scenarioProgress(c)
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
 		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
-		Fleet: fleetName(c), Notes: cat.Notes,
+		Fleet: fleetName(c), Notes: cat.Notes, Progress: progress,
 	})
+	done()
 	if err != nil {
 		return errorf("resilience: %w", err)
 	}
@@ -110,6 +125,29 @@ func runResilience(c *cli.Context) error {
 		return &exitError{ExitChanges, errSilent}
 	}
 	return nil
+}
+
+// scenarioProgress reports the re-plans on stderr, as plan reports its
+// search: when stderr is a terminal and --quiet is not set, at most four
+// times a second, once they have run a second.
+func scenarioProgress(c *cli.Context) (report func(done, of int, elapsed time.Duration), done func()) {
+	w := rawStderr(c) // numbers only; it redraws itself
+	if c.Bool("quiet") || !isTerminal(w) {
+		return nil, func() {}
+	}
+	var last time.Time
+	printed := false
+	return func(n, of int, elapsed time.Duration) {
+			if elapsed < time.Second || time.Since(last) < 250*time.Millisecond {
+				return
+			}
+			last, printed = time.Now(), true
+			fmt.Fprintf(w, "\r  %5.1fs  re-planned %d of %d scenarios   ", elapsed.Seconds(), n, of)
+		}, func() {
+			if printed {
+				fmt.Fprint(w, "\r\033[K")
+			}
+		}
 }
 
 // basePlan solves the pool for a what-if command: exact, within

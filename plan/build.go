@@ -60,6 +60,7 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 	obj := res.Objective
 	pl.Objective = &obj
 	pl.Levels = levels(res.Levels, p.Settings.LatencyUnitMs)
+	pl.Search = search(res, pl.Levels, meta)
 	pl.Nodes = b.nodes()
 	pl.Routes = b.routes()
 	pl.Changes = b.diff()
@@ -472,6 +473,42 @@ func levels(ls [4]solver.Level, unitMs float64) []Level {
 		}
 	}
 	return out
+}
+
+// search sums up how far the search got from its levels and why it
+// ended. A level's bound is only a bound for the first unproved level: the
+// later ones were minimised with it held at its value.
+func search(res *solver.Result, ls []Level, meta Meta) *Search {
+	s := &Search{Stop: string(res.Stop), Proved: []int{}}
+	if meta.TimeLimit > 0 {
+		s.TimeLimit = meta.TimeLimit.String()
+	}
+	if s.Stop == "" {
+		s.Stop = string(solver.StopDeadline)
+	}
+	if meta.Interrupted {
+		s.Stop = string(solver.StopInterrupted)
+	}
+	for _, l := range ls {
+		if l.Status == string(solver.Optimal) {
+			s.Proved = append(s.Proved, l.Index)
+			continue
+		}
+		if s.FirstOpen == 0 {
+			s.FirstOpen, s.OpenValue, s.OpenBound = l.Index, l.Value, max(l.LowerBound, 0)
+		}
+	}
+	if s.FirstOpen == 0 {
+		s.Stop = string(solver.StopProved)
+	}
+	if len(ls) > 0 {
+		s.Uncovered = ls[0].Value
+		s.UncoveredProved = min(max(ls[0].LowerBound, 0), ls[0].Value)
+		if ls[0].Status == string(solver.Optimal) {
+			s.UncoveredProved = ls[0].Value
+		}
+	}
+	return s
 }
 
 // levelUnit is what the i-th level (0-based) counts, as docs/objective.md

@@ -1,6 +1,9 @@
 package plan
 
 import (
+	"slices"
+	"time"
+
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -24,6 +27,9 @@ type Meta struct {
 	// Interrupted says a signal stopped the search: the plan is the best
 	// found before it.
 	Interrupted bool
+	// TimeLimit is the time limit the search was given, as asked for
+	// (not as measured, so that the plan stays the same bytes).
+	TimeLimit time.Duration
 }
 
 // Plan is a solve's plan as data: where lanes run, how each demand source
@@ -45,6 +51,8 @@ type Plan struct {
 	// Infeasible is set when the hard constraints admit no plan; the
 	// plan then has no nodes' lanes, routes or changes, only Explanations.
 	Infeasible bool `json:"infeasible"`
+	// Search says how far the search got: nil when infeasible.
+	Search *Search `json:"search,omitempty"`
 
 	Objective *model.Objective `json:"objective,omitempty"` // nil when infeasible
 	Levels    []Level          `json:"levels"`
@@ -66,6 +74,35 @@ type Plan struct {
 	Notes []string  `json:"notes,omitempty"`
 }
 
+// Search is how far the search got, for the plan's first lines: which
+// levels are proved, why it ended, and what the bounds leave open.
+type Search struct {
+	// Stop is why the search ended: proved, deadline, interrupted or
+	// heuristic (the greedy solver's plan).
+	Stop string `json:"stop"`
+	// TimeLimit is the limit the search had, as asked for ("5s").
+	TimeLimit string `json:"timeLimit,omitempty"`
+	// Proved are the levels proved optimal.
+	Proved []int `json:"proved"`
+	// FirstOpen is the first level not proved optimal, 0 when all are:
+	// the levels after it are minimised under its value, so only its
+	// bound says what a longer search may gain.
+	FirstOpen int `json:"firstOpen,omitempty"`
+	// OpenValue and OpenBound are that level's value and the lower bound
+	// proved for it: a longer search may bring the value down to the
+	// bound, not below.
+	OpenValue int64 `json:"openValue,omitempty"`
+	OpenBound int64 `json:"openBound,omitempty"`
+	// Uncovered and UncoveredProved split level 1: sources the plan
+	// leaves uncovered, and how many of them every plan must leave
+	// uncovered (level 1's lower bound).
+	Uncovered       int64 `json:"uncovered"`
+	UncoveredProved int64 `json:"uncoveredProved"`
+}
+
+// AllProved reports whether every level is proved optimal.
+func (s *Search) AllProved() bool { return s != nil && s.FirstOpen == 0 }
+
 // NowLane is a configured lane as the plan read it: the status its
 // gateways report ("external, healthy", "running, unhealthy", "idle"),
 // "declared" when none says anything, and whether it counts as running.
@@ -79,6 +116,12 @@ type NowLane struct {
 // HasChanges reports whether the plan changes anything that runs now. An
 // infeasible plan changes nothing.
 func (p *Plan) HasChanges() bool { return p != nil && len(p.Changes) > 0 }
+
+// LosesCoverage reports whether a source served now is served by nothing
+// in the plan.
+func (p *Plan) LosesCoverage() bool {
+	return p != nil && slices.ContainsFunc(p.Changes, func(c Change) bool { return c.Kind == Reroute && c.To == "" })
+}
 
 // Node is one machine: its state, its memory domains and the lanes the
 // plan puts on it.

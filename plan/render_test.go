@@ -10,12 +10,14 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/poolsolve/poolsolve/internal/golden"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
+	"github.com/poolsolve/poolsolve/solver"
 )
 
 func equalJSON(t *testing.T, a, b any) bool {
@@ -259,9 +261,13 @@ func TestLostCoverageIsTheHeadlineAndTheSummaryCountsIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Split(buf.String(), "\n")
-	if lines[3] != "! embeddings loses all coverage: spark-node-03 is cordoned (--cordon)" ||
-		lines[4] != "! model:Qwen/Qwen-Image-2.1-Diffusers is not covered: qwen-image-diffusers needs 70 GiB on spark-node-03 unified:0, where qwen3-embedding-4b and qwen38-27b-nvfp4 keep 52 GiB always; plan budget 111.6 GiB" {
-		t.Errorf("lost coverage is not the headline, lost first:\n%s", strings.Join(lines[:6], "\n"))
+	// The third line says the search was cut short (the fixture's level 4
+	// is only bounded); the headline follows it.
+	if !strings.HasPrefix(lines[2], "NOT PROVED: ") ||
+		!strings.HasPrefix(lines[4], "Proved unavoidable: ") ||
+		lines[5] != "! embeddings loses all coverage: spark-node-03 is cordoned (--cordon)" ||
+		lines[6] != "! model:Qwen/Qwen-Image-2.1-Diffusers is not covered: qwen-image-diffusers needs 70 GiB on spark-node-03 unified:0, where qwen3-embedding-4b and qwen38-27b-nvfp4 keep 52 GiB always; plan budget 111.6 GiB" {
+		t.Errorf("lost coverage is not the headline, lost first:\n%s", strings.Join(lines[:8], "\n"))
 	}
 	if !strings.Contains(buf.String(), "\nPlan: 1 alias loses all coverage, 1 source uncovered; 1 to start, ") {
 		t.Errorf("the summary does not count lost coverage:\n%s", buf.String())
@@ -388,5 +394,73 @@ func TestTextWrapsToTheWidthAndKeepsEveryWord(t *testing.T) {
 	// The reason of a long change continues under its own start.
 	if !strings.Contains(buf.String(), "  - stop         qwen-image-diffusers on spark-node-03 (was preferred): does not\n                 fit: ") {
 		t.Errorf("a wrapped change does not continue under its text:\n%s", buf.String())
+	}
+}
+
+func TestAPlanNotProvedSaysSoInItsFirstLinesAndTellsUnavoidableLossFromUnremoved(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(res *solver.Result)
+		meta   plan.Meta
+		want   []string // in the first lines, before "Nodes"
+		absent []string
+	}{
+		{"a proved plan has no NOT PROVED line and calls its uncovered source unavoidable",
+			func(res *solver.Result) {
+				res.Levels[3].Status, res.Levels[3].LowerBound, res.Stop = solver.Optimal, 412, solver.StopProved
+			}, plan.Meta{TimeLimit: 5 * time.Second},
+			[]string{"\nProved unavoidable: every plan leaves at least 1 source uncovered."}, []string{"NOT PROVED"}},
+		{"a plan cut by its time limit names the limit, the proved levels, the gap and what the bound allows",
+			func(res *solver.Result) { res.Stop = solver.StopDeadline }, plan.Meta{TimeLimit: time.Second},
+			[]string{"NOT PROVED: the 1s time limit cut the search short. Proved optimal: coverage, external-fallback and slo; latency+churn is 412 units of 1 s, proved at least 400 units of 1 s, at most 3.0% above optimal. A longer --time-limit may do better: the bound allows latency+churn down to 400 units of 1 s."},
+			nil},
+		{"coverage not proved tells the sources proved unavoidable from those the search did not cover",
+			func(res *solver.Result) {
+				res.Stop = solver.StopDeadline
+				res.Levels[0] = solver.Level{Index: 1, Name: "coverage", Value: 3, Status: solver.Bounded, LowerBound: 1, BoundSource: "lp"}
+			}, plan.Meta{TimeLimit: 2 * time.Second},
+			[]string{"NOT PROVED: the 2s time limit cut the search short. No level is proved optimal; coverage is 3 uncovered sources, proved at least 1 uncovered sources, at most 200.0% above optimal, and the levels after it are minimised with it held there. A longer --time-limit may do better: the bound allows coverage down to 1 uncovered sources.",
+				"\nOf the 3 sources uncovered, every plan leaves at least 1 uncovered (proved unavoidable); the other 2 the search did not cover in its time, and a longer search may."},
+			[]string{"Proved unavoidable:"}},
+		{"coverage without a bound says no uncovered source is proved unavoidable",
+			func(res *solver.Result) {
+				res.Stop = solver.StopDeadline
+				res.Levels[0] = solver.Level{Index: 1, Name: "coverage", Value: 1, Status: solver.Bounded, LowerBound: 0}
+			}, plan.Meta{},
+			[]string{"NOT PROVED: the time limit cut the search short.", "\nNot proved unavoidable (1 source uncovered): "}, nil},
+		{"the greedy solver's plan points at the exact solver",
+			func(res *solver.Result) {
+				res.Stop = solver.StopHeuristic
+				res.Levels[3].Status = solver.Heuristic
+			}, plan.Meta{Solver: "greedy", TimeLimit: 2 * time.Second},
+			[]string{"NOT PROVED: this is the greedy solver's plan, with no search for proofs beyond the trivial bounds.", "--solver exact may do better"}, []string{"--time-limit may"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p, res := cordonedPair()
+			tc.change(res)
+			pl := plan.Build(p, res, tc.meta)
+			for _, changesOnly := range []bool{false, true} {
+				var buf bytes.Buffer
+				if err := plan.WriteText(&buf, pl, plan.TextOptions{ChangesOnly: changesOnly}); err != nil {
+					t.Fatal(err)
+				}
+				head, _, _ := strings.Cut(buf.String(), "\nNodes\n")
+				head, _, _ = strings.Cut(head, "\nChanges\n")
+				for _, w := range tc.want {
+					if !strings.Contains(head, w) {
+						t.Errorf("changes only %v: the first lines lack %q:\n%s", changesOnly, w, head)
+					}
+				}
+				for _, a := range tc.absent {
+					if strings.Contains(buf.String(), a) {
+						t.Errorf("changes only %v: the plan says %q:\n%s", changesOnly, a, buf.String())
+					}
+				}
+				if strings.Contains(head, "NOT PROVED") != !pl.Search.AllProved() {
+					t.Errorf("NOT PROVED in the text and search.firstOpen %d disagree", pl.Search.FirstOpen)
+				}
+			}
+		})
 	}
 }

@@ -57,6 +57,9 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 	if meta := metaLine(p); meta != "" {
 		t.para(meta)
 	}
+	if sl := searchLine(p); sl != "" {
+		t.wrapped("", t.paint(ansiBold+ansiYellow, "NOT PROVED:")+" ", len("NOT PROVED: "), sl, "")
+	}
 	if rt := routingLine(p.Routing); rt != "" {
 		t.para(rt)
 	}
@@ -69,7 +72,7 @@ func WriteText(w io.Writer, p *Plan, opts TextOptions) error {
 		return t.flush(w)
 	}
 	lost := uncovered(p)
-	t.headline(lost)
+	t.headline(lost, p.Search)
 	t.list("Fallbacks", p.Fallbacks)
 	if !opts.ChangesOnly {
 		t.nodes(p.Nodes)
@@ -121,11 +124,16 @@ func uncovered(p *Plan) []uncoveredSource {
 
 // headline puts coverage above everything: a source the plan leaves
 // without any model is what an operator must see first.
-func (t *textWriter) headline(us []uncoveredSource) {
+func (t *textWriter) headline(us []uncoveredSource, s *Search) {
 	if len(us) == 0 {
 		return
 	}
 	t.blank()
+	// Whether the loss is proved unavoidable comes before a list that may
+	// run to pages.
+	if ul := unavoidableLine(s); ul != "" {
+		t.para(ul)
+	}
 	for _, u := range us {
 		what := "is not covered"
 		if u.lost {
@@ -264,6 +272,104 @@ func metaLine(p *Plan) string {
 		return interrupted
 	}
 	return strings.TrimSpace("Planned " + strings.Join(parts, ", ") + ". " + interrupted)
+}
+
+// searchLine says, for a plan not proved optimal on every level, what is
+// proved, the gap, the time the search had, and what a longer search may
+// gain by the bound; empty for a proved plan. Levels go by name, so that
+// every figure in it is one with a unit.
+func searchLine(p *Plan) string {
+	s := p.Search
+	if s == nil || s.AllProved() {
+		return ""
+	}
+	var b strings.Builder
+	switch s.Stop {
+	case "heuristic":
+		b.WriteString("this is the greedy solver's plan, with no search for proofs beyond the trivial bounds")
+	case "interrupted":
+		b.WriteString("a signal stopped the search")
+	default:
+		if s.TimeLimit != "" {
+			fmt.Fprintf(&b, "the %s time limit cut the search short", s.TimeLimit)
+		} else {
+			b.WriteString("the time limit cut the search short")
+		}
+	}
+	b.WriteString(". ")
+	// A level after the first open one is optimal only with that one
+	// held at its value: not worth calling proved.
+	var names []string
+	for _, l := range s.Proved {
+		if l < s.FirstOpen {
+			names = append(names, levelName(l))
+		}
+	}
+	if len(names) == 0 {
+		b.WriteString("No level is proved optimal")
+	} else {
+		b.WriteString("Proved optimal: " + andList(names))
+	}
+	name, unit := levelName(s.FirstOpen), ""
+	if i := slices.IndexFunc(p.Levels, func(l Level) bool { return l.Index == s.FirstOpen }); i >= 0 && p.Levels[i].Unit != "" {
+		unit = " " + p.Levels[i].Unit
+	}
+	fmt.Fprintf(&b, "; %s is %d%s, proved at least %d%s", name, s.OpenValue, unit, s.OpenBound, unit)
+	if s.OpenBound > 0 && s.OpenValue > s.OpenBound {
+		fmt.Fprintf(&b, ", at most %s above optimal", percent(float64(s.OpenValue-s.OpenBound)/float64(s.OpenBound)))
+	}
+	if s.FirstOpen < len(model.LevelNames) {
+		b.WriteString(", and the levels after it are minimised with it held there")
+	}
+	b.WriteString(".")
+	switch {
+	case s.OpenValue <= s.OpenBound:
+		b.WriteString(" A longer --time-limit may prove it.")
+	case s.Stop == "heuristic":
+		fmt.Fprintf(&b, " --solver exact may do better: the bound allows %s down to %d%s.", name, s.OpenBound, unit)
+	default:
+		fmt.Fprintf(&b, " A longer --time-limit may do better: the bound allows %s down to %d%s.", name, s.OpenBound, unit)
+	}
+	return b.String()
+}
+
+// levelName is a level's name by its index (1..4).
+func levelName(i int) string {
+	if i >= 1 && i <= len(model.LevelNames) {
+		return model.LevelNames[i-1]
+	}
+	return "level " + strconv.Itoa(i)
+}
+
+// andList is "a", "a and b", "a, b and c".
+func andList(xs []string) string {
+	if len(xs) <= 1 {
+		return strings.Join(xs, "")
+	}
+	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
+}
+
+// unavoidableLine tells lost coverage proved unavoidable (every plan
+// leaves that many sources uncovered) from coverage the search did not
+// restore in its time.
+func unavoidableLine(s *Search) string {
+	if s == nil || s.Uncovered == 0 {
+		return ""
+	}
+	sources := func(n int64) string {
+		if n == 1 {
+			return "1 source"
+		}
+		return fmt.Sprintf("%d sources", n)
+	}
+	switch {
+	case s.UncoveredProved >= s.Uncovered:
+		return fmt.Sprintf("Proved unavoidable: every plan leaves at least %s uncovered.", sources(s.Uncovered))
+	case s.UncoveredProved == 0:
+		return fmt.Sprintf("Not proved unavoidable (%s uncovered): the search did not cover them in its time, and no bound shows that any must stay uncovered.", sources(s.Uncovered))
+	}
+	return fmt.Sprintf("Of the %s uncovered, every plan leaves at least %d uncovered (proved unavoidable); the other %d the search did not cover in its time, and a longer search may.",
+		sources(s.Uncovered), s.UncoveredProved, s.Uncovered-s.UncoveredProved)
 }
 
 // routingLine states the reading the plan was made with.

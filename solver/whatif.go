@@ -47,6 +47,17 @@ type Scenario struct {
 	// must hold (Variant empty for an external model).
 	Lanes  []model.LaneChoice  `json:"lanes,omitempty"`
 	Routes []model.RouteChoice `json:"routes,omitempty"`
+	// Off are lanes that must not run: the variant on any placement
+	// that uses one of Nodes (on any placement when Nodes is empty).
+	Off []model.LaneChoice `json:"off,omitempty"`
+}
+
+// holdsOff reports whether the scenario keeps variant off a placement on
+// nodes.
+func (s Scenario) holdsOff(variant string, nodes []string) bool {
+	return slices.ContainsFunc(s.Off, func(o model.LaneChoice) bool {
+		return o.Variant == variant && (len(o.Nodes) == 0 || slices.ContainsFunc(o.Nodes, func(n string) bool { return slices.Contains(nodes, n) }))
+	})
 }
 
 // Name is the scenario in words: "spark-node-03 down", "spark-node-01<->
@@ -68,6 +79,13 @@ func (s Scenario) Name() string {
 	}
 	for _, r := range s.Routes {
 		parts = append(parts, r.Source+" served by "+r.Model)
+	}
+	for _, o := range s.Off {
+		t := o.Variant + " not running"
+		if len(o.Nodes) > 0 {
+			t = o.Variant + " not on " + strings.Join(o.Nodes, ", ")
+		}
+		parts = append(parts, t)
 	}
 	if len(parts) == 0 {
 		return "nothing changed"
@@ -180,7 +198,7 @@ func (w *WhatIf) check(sc Scenario) error {
 			return fmt.Errorf("link %s<->%s: %w", l.A, l.B, ErrUnknown)
 		}
 	}
-	for _, l := range sc.Lanes {
+	for _, l := range slices.Concat(sc.Lanes, sc.Off) {
 		if _, ok := ix.Variant[l.Variant]; !ok {
 			return fmt.Errorf("runtime %q: %w", l.Variant, ErrUnknown)
 		}
@@ -278,7 +296,7 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 // routes); it explains each forced thing the pool cannot take.
 func (w *WhatIf) fixScenario(k *asker, sc Scenario, down map[string]bool) []Explanation {
 	for _, l := range w.e.Lanes {
-		if awayFrom(l.Nodes, down, sc.Links) {
+		if awayFrom(l.Nodes, down, sc.Links) || sc.holdsOff(w.p.Variants[l.Variant].ID, l.Nodes) {
 			k.fixed = append(k.fixed, l.Lit.Not())
 		}
 	}
@@ -617,7 +635,7 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 	gone := map[string]bool{}
 	for _, l := range s.w.base.Assignment.Lanes {
 		forced := slices.ContainsFunc(sc.Lanes, func(f model.LaneChoice) bool { return f.Variant == l.Variant })
-		if forced || awayFrom(l.Nodes, down, sc.Links) {
+		if forced || awayFrom(l.Nodes, down, sc.Links) || sc.holdsOff(l.Variant, l.Nodes) {
 			gone[l.Variant] = true
 			continue
 		}
@@ -650,6 +668,9 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 // meets reports whether a plan serves each forced route through the
 // forced lane: eval's route pin holds for any lane of the model.
 func (s *replanSearch) meets(a model.Assignment) bool {
+	if slices.ContainsFunc(a.Lanes, func(l model.LaneChoice) bool { return s.sc.holdsOff(l.Variant, l.Nodes) }) {
+		return false
+	}
 	for _, f := range s.sc.Routes {
 		i := slices.IndexFunc(a.Routes, func(r model.RouteChoice) bool { return r.Source == f.Source })
 		if i < 0 || a.Routes[i].Model != f.Model || a.Routes[i].Variant != f.Variant {

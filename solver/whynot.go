@@ -92,7 +92,10 @@ func (s Shortfall) Empty() bool {
 }
 
 // shortfall is plan a's shortfall on pool p, as eval counts it.
-func shortfall(p *model.Pool, a model.Assignment) Shortfall {
+func shortfall(p *model.Pool, a model.Assignment) Shortfall { return ShortfallOf(p, a) }
+
+// ShortfallOf is what plan a of pool p leaves short, as eval counts it.
+func ShortfallOf(p *model.Pool, a model.Assignment) Shortfall {
 	rep := eval.Check(p, a)
 	return Shortfall{Uncovered: orEmpty(rep.Uncovered), ToCloud: orEmpty(servedExternally(p, a)), SLOBroken: orEmpty(rep.SLOBroken)}
 }
@@ -867,7 +870,34 @@ type LaneAnswer struct {
 	// Lane is where the plan runs the variant, nil when it does not.
 	Lane    *model.LaneChoice `json:"lane,omitempty"`
 	Options []Option          `json:"options"`
+	// Alternatives are, for a lane the plan runs on the node, the other
+	// ways the plan was weighed against: without the lane there, with
+	// another residency, on other nodes.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
+	// Unweighed counts the other eligible placements not weighed
+	// (beyond maxMoves).
+	Unweighed int `json:"unweighed,omitempty"`
 }
+
+// Alternative is one way the plan could do without a lane it runs, and
+// the best plan that takes it.
+type Alternative struct {
+	// Kind is "without" (the lane not on the node), "residency" (the lane
+	// where it is, with Residency) or "move" (the lane on Nodes).
+	Kind      string          `json:"kind"`
+	Nodes     []string        `json:"nodes,omitempty"`
+	Residency model.Residency `json:"residency,omitempty"`
+	// Best is the best plan that takes it, nil when none was found:
+	// Reason then says why (no plan can, or none was found in time).
+	Best   *Outcome `json:"best,omitempty"`
+	Reason string   `json:"reason,omitempty"`
+}
+
+// maxMoves bounds the other eligible placements a placed lane is weighed
+// against: a recipe may go on any of hundreds of nodes, and each costs a
+// re-plan. The first in the variant's placement order are weighed, so the
+// answer does not depend on timing.
+const maxMoves = 4
 
 // WhyRoute weighs every option of source sid (an alias, or model:<id>)
 // against the base plan. With best, each option some plan could take but
@@ -954,7 +984,71 @@ func (w *WhatIf) WhyLane(ctx context.Context, runtime, node string, best bool, d
 		ans.Options = []Option{{Variant: v.ID, Nodes: []string{node},
 			Reasons: []model.Reason{{Rule: RulePlacement, Node: node, Text: noPlacement(w.p, v, []string{node})}}}}
 	}
+	if best && ans.Lane != nil && slices.Contains(ans.Lane.Nodes, node) {
+		if err := w.alternatives(ctx, ans, v, deadline); err != nil {
+			return nil, err
+		}
+	}
 	return ans, nil
+}
+
+// alternatives weighs a lane the plan runs on ans.Node against doing
+// without it there, another residency, and the first maxMoves other
+// placements, each by a re-plan with it forced; the time left is shared
+// evenly among those not yet asked.
+func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Variant, deadline time.Time) error {
+	lane := ans.Lane
+	alts := []Alternative{{Kind: "without", Nodes: []string{ans.Node}}}
+	scs := []Scenario{{Off: []model.LaneChoice{{Variant: v.ID, Nodes: []string{ans.Node}}}}}
+	if _, fixed := v.FixedResidency(); !fixed {
+		for _, r := range []model.Residency{model.Always, model.Preferred, model.Auto} {
+			if r != lane.Residency {
+				alts = append(alts, Alternative{Kind: "residency", Nodes: lane.Nodes, Residency: r})
+				scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: lane.Nodes, Residency: r}}})
+			}
+		}
+	}
+	moves := 0
+	for pi := range v.Placements {
+		pl := &v.Placements[pi]
+		if slices.Contains(pl.Nodes, ans.Node) {
+			continue
+		}
+		if ok, _ := model.Eligible(w.p, w.e.Index, v, *pl); !ok {
+			continue // no plan can take it, whatever else runs
+		}
+		if moves == maxMoves {
+			ans.Unweighed++
+			continue
+		}
+		moves++
+		alts = append(alts, Alternative{Kind: "move", Nodes: pl.Nodes})
+		scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes}}})
+	}
+	for i := range alts {
+		left := time.Until(deadline)
+		end := time.Now().Add(left / time.Duration(len(alts)-i))
+		r, err := w.Replan(ctx, scs[i], end)
+		switch {
+		case errors.Is(err, ErrNoPlan):
+			alts[i].Reason = "no plan that takes it was found in its time"
+		case err != nil:
+			return err
+		case r.Result.Infeasible:
+			var why []string
+			for _, e := range r.Result.Explanations {
+				why = append(why, e.Reason)
+			}
+			alts[i].Reason = "no plan can take it: " + strings.Join(why, "; ")
+		case r.TimedOut:
+			alts[i].Reason = "no plan that takes it was found in its time"
+		default:
+			alts[i].Best = &Outcome{Objective: r.Result.Objective, Proved: r.Proved(), Loses: r.Shortfall().Minus(w.BaseShortfall()),
+				Assignment: r.Result.Assignment}
+		}
+	}
+	ans.Alternatives = alts
+	return nil
 }
 
 func (w *WhatIf) asker(deadline time.Time) *asker {
