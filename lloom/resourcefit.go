@@ -1,0 +1,81 @@
+package lloom
+
+import (
+	"math"
+	"slices"
+)
+
+// DomainNeed is one per-domain memory requirement of a resource estimate,
+// read as LLooM 0.2.3's resource fit reads it: id "memory" and kind
+// "system" when absent, the figure requiredGb before memoryGb, the
+// estimate's reserveGb added and the sum rounded to 0.01 GiB.
+type DomainNeed struct {
+	ID         string
+	Kind       string
+	Backend    string
+	DeviceIDs  []string // unique, sorted
+	RequiredGb float64
+}
+
+// DomainNeeds lists the estimate's per-domain requirements in order. Rows
+// without a finite, non-negative figure are dropped, as LLooM drops them;
+// a nil estimate, or one without domains, needs nothing per domain (its
+// total figure is the node's, drawn from the primary domain).
+func (e *ResourceEstimate) DomainNeeds() []DomainNeed {
+	if e == nil {
+		return nil
+	}
+	reserve := 0.0
+	if r := finiteGb(e.ReserveGb); r != nil {
+		reserve = *r
+	}
+	var out []DomainNeed
+	for _, d := range e.Domains {
+		gb := finiteGb(d.RequiredGb)
+		if d.RequiredGb == nil {
+			gb = finiteGb(d.MemoryGb)
+		}
+		if gb == nil {
+			continue
+		}
+		n := NormalizeDomain(MemoryDomain{ID: d.ID, Kind: d.Kind, Backend: d.Backend, DeviceIDs: d.DeviceIDs})
+		out = append(out, DomainNeed{
+			ID: n.ID, Kind: n.Kind, Backend: n.Backend, DeviceIDs: n.DeviceIDs,
+			RequiredGb: math.Round((*gb+reserve)*100) / 100,
+		})
+	}
+	return out
+}
+
+// Matches reports whether the requirement may be met by domain d: an id
+// other than "memory" must be d's, a kind or backend must be d's, and
+// device ids, when given, must share one with d's.
+func (n DomainNeed) Matches(d MemoryDomain) bool {
+	if n.ID != "" && n.ID != "memory" && n.ID != d.ID {
+		return false
+	}
+	if n.Kind != "" && n.Kind != d.Kind {
+		return false
+	}
+	if n.Backend != "" && n.Backend != d.Backend {
+		return false
+	}
+	if len(n.DeviceIDs) > 0 && !slices.ContainsFunc(n.DeviceIDs, func(id string) bool { return slices.Contains(d.DeviceIDs, id) }) {
+		return false
+	}
+	return true
+}
+
+// Named reports whether the requirement names its domain (an id or device
+// ids). LLooM checks every requirement against the first domain that
+// matches; a requirement that names none may be met by any matching
+// domain, which is the planner's choice.
+func (n DomainNeed) Named() bool {
+	return n.ID != "" && n.ID != "memory" || len(n.DeviceIDs) > 0
+}
+
+// MatchDomain is the domain LLooM checks the requirement against: the
+// first of domains that matches, or -1.
+func MatchDomain(n DomainNeed, domains []MemoryDomain) int {
+	return slices.IndexFunc(domains, n.Matches)
+}
