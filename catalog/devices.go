@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/poolsolve/poolsolve/lloom"
@@ -38,11 +39,13 @@ func gpuNeed(gb float64, devices int) []lloom.DomainNeed {
 // One that names none draws from the primary domain when that is the
 // first match (the draw there is the larger of it and the lane's total
 // figure); otherwise from each of the first `devices` matching domains,
-// in the order the machine lists them. A requirement no domain matches
+// in the order the machine lists them, or, when the launch says which
+// devices it sees (visible, lloom.VisibleDevices), of those in the order
+// the process numbers them. A requirement no domain matches
 // draws nothing: LLooM calls such a fit unknown, not a misfit.
 // Requirements come from the estimate's domains when it has any, else
 // from the runtime's gpuMemoryGb (domainNeeds).
-func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.DomainNeed, devices int) {
+func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.DomainNeed, devices int, visible []string) {
 	for _, n := range p.Nodes {
 		ns := needs(n)
 		if len(ns) == 0 {
@@ -70,6 +73,9 @@ func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.
 				if need.Matches(d) {
 					matches = append(matches, d.ID)
 				}
+			}
+			if len(visible) > 0 && !need.Named() && len(matches) > 0 && matches[0] != primary {
+				matches = seen(doms, matches, visible)
 			}
 			switch {
 			case len(matches) == 0:
@@ -155,7 +161,7 @@ func (b *builder) deviceMisfits() {
 		for _, pl := range v.Placements {
 			for _, d := range pl.Draws {
 				if d.Domain == missingDevice {
-					b.configProblem(fmt.Sprintf("$.runtimes[%q]", v.Runtime), "the lane needs %d GPUs on %s (tensor parallel %d), the node has fewer device domains: it fits no device set there",
+					b.configProblem(fmt.Sprintf("$.runtimes[%q]", v.Runtime), "the lane needs %d GPUs on %s (tensor parallel %d), the node has fewer device domains it may use: it fits no device set there",
 						devicesPerNode(v.Req.TensorParallel, len(pl.Nodes)), d.Node, v.Req.TensorParallel)
 					continue
 				}
@@ -168,4 +174,18 @@ func (b *builder) deviceMisfits() {
 			}
 		}
 	}
+}
+
+// seen keeps the matching domains that hold a visible device, in the
+// order of visible: the devices the process numbers cuda:0, cuda:1, ...
+func seen(doms []lloom.MemoryDomain, matches, visible []string) []string {
+	var out []string
+	for _, dev := range visible {
+		for _, d := range doms {
+			if slices.Contains(d.DeviceIDs, dev) && slices.Contains(matches, d.ID) && !slices.Contains(out, d.ID) {
+				out = append(out, d.ID)
+			}
+		}
+	}
+	return out
 }

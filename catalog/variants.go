@@ -179,7 +179,7 @@ func (b *builder) addRuntimeVariant(id string, rt lloom.Runtime, models []string
 	}
 	b.drawNeeds(&v.Placements[0], func(n string) []lloom.DomainNeed {
 		return domainNeeds(ests, estimates[n].GPUMemoryGb, devs)
-	}, devs)
+	}, devs, lloom.VisibleDevices(env, create))
 	if rt.GPUMemoryGb != nil && *rt.GPUMemoryGb > 0 {
 		v.DeviceMemoryGb = *rt.GPUMemoryGb
 	}
@@ -592,7 +592,7 @@ func (b *builder) addRecipeVariants() {
 			devs := devicesPerNode(v.Req.TensorParallel, k)
 			needs := domainNeeds([]*lloom.ResourceEstimate{r.Requirements.ResourceEstimate}, recipeGPU(rm), devs)
 			for i := range v.Placements {
-				b.drawNeeds(&v.Placements[i], func(string) []lloom.DomainNeed { return needs }, devs)
+				b.drawNeeds(&v.Placements[i], func(string) []lloom.DomainNeed { return needs }, devs, nil)
 			}
 			v.Perf = b.performance(v.Models, r.ID, nil, v.Req.MaxSequences)
 			v.LoadTimeMs = b.loadTime(v.ID, nil, mem)

@@ -3,6 +3,8 @@ package lloom
 import (
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 )
 
 // DomainNeed is one per-domain memory requirement of a resource estimate,
@@ -78,4 +80,101 @@ func (n DomainNeed) Named() bool {
 // first of domains that matches, or -1.
 func MatchDomain(n DomainNeed, domains []MemoryDomain) int {
 	return slices.IndexFunc(domains, n.Matches)
+}
+
+// VisibleDevices is which of the host's CUDA devices a launch uses, in
+// the order the process numbers them ("cuda:2", "cuda:3"): docker's
+// `--gpus device=...` (or NVIDIA_VISIBLE_DEVICES) picks host devices, and
+// CUDA_VISIBLE_DEVICES picks among what the process sees. nil means the
+// launch does not say (it sees every device and takes the first ones), or
+// names devices by something other than their index (GPU UUIDs).
+func VisibleDevices(env map[string]string, create []string) []string {
+	var host []int // nil: every device
+	cvd, cvdSet := env["CUDA_VISIBLE_DEVICES"]
+	nvd, nvdSet := env["NVIDIA_VISIBLE_DEVICES"]
+	for i := 0; i < len(create); i++ {
+		a, next := create[i], ""
+		if i+1 < len(create) {
+			next = create[i+1]
+		}
+		val := func(flag string) (string, bool) {
+			if a == flag {
+				i++
+				return next, true
+			}
+			if v, ok := strings.CutPrefix(a, flag+"="); ok {
+				return v, true
+			}
+			return "", false
+		}
+		if v, ok := val("--gpus"); ok {
+			v = strings.Trim(v, `"'`)
+			if ids, ok := strings.CutPrefix(v, "device="); ok {
+				nvd, nvdSet = ids, true
+			}
+			continue
+		}
+		for _, flag := range []string{"-e", "--env"} {
+			if v, ok := val(flag); ok {
+				if k, x, ok := strings.Cut(v, "="); ok {
+					switch k {
+					case "CUDA_VISIBLE_DEVICES":
+						cvd, cvdSet = x, true
+					case "NVIDIA_VISIBLE_DEVICES":
+						nvd, nvdSet = x, true
+					}
+				}
+				break
+			}
+		}
+	}
+	if nvdSet && nvd != "all" {
+		ids, ok := indices(nvd)
+		if !ok {
+			return nil
+		}
+		host = ids
+	}
+	if cvdSet {
+		ids, ok := indices(cvd)
+		if !ok {
+			return nil
+		}
+		if host != nil {
+			picked := make([]int, 0, len(ids))
+			for _, i := range ids {
+				if i >= len(host) {
+					return nil
+				}
+				picked = append(picked, host[i])
+			}
+			ids = picked
+		}
+		host = ids
+	}
+	if host == nil {
+		return nil
+	}
+	out := make([]string, len(host))
+	for i, h := range host {
+		out[i] = "cuda:" + strconv.Itoa(h)
+	}
+	return out
+}
+
+// indices reads "2,3" as device indices; false for anything else.
+func indices(s string) ([]int, bool) {
+	s = strings.Trim(strings.TrimSpace(s), `"'`)
+	if s == "" {
+		return nil, false
+	}
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 0 {
+			return nil, false
+		}
+		out = append(out, n)
+	}
+	return out, true
 }

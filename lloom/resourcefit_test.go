@@ -75,3 +75,40 @@ func TestARequirementIsMatchedToTheFirstDomainThatFitsItsIDKindBackendAndDevices
 		})
 	}
 }
+
+func TestALaunchSaysWhichGPUsItUses(t *testing.T) {
+	tests := []struct {
+		name   string
+		env    map[string]string
+		create []string
+		want   []string
+	}{
+		{"nothing said: every device is seen", nil, nil, nil},
+		{"CUDA_VISIBLE_DEVICES names host devices in its order", map[string]string{"CUDA_VISIBLE_DEVICES": "3,1"}, nil, []string{"cuda:3", "cuda:1"}},
+		{"docker's --gpus device list picks host devices", nil, []string{"--gpus", `"device=4,5"`}, []string{"cuda:4", "cuda:5"}},
+		{"CUDA_VISIBLE_DEVICES inside a container picks among docker's devices", nil, []string{"--gpus=device=4,5,6", "-e", "CUDA_VISIBLE_DEVICES=2"}, []string{"cuda:6"}},
+		{"--gpus all says nothing", nil, []string{"--gpus", "all"}, nil},
+		{"NVIDIA_VISIBLE_DEVICES in the container env picks host devices", nil, []string{"--env", "NVIDIA_VISIBLE_DEVICES=7"}, []string{"cuda:7"}},
+		{"GPU UUIDs are not read as indices", map[string]string{"CUDA_VISIBLE_DEVICES": "GPU-8a1b"}, nil, nil},
+		{"an index past docker's devices is not guessed", nil, []string{"--gpus", "device=1", "-e", "CUDA_VISIBLE_DEVICES=1"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := VisibleDevices(tc.env, tc.create); !slices.Equal(got, tc.want) {
+				t.Errorf("VisibleDevices = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func FuzzVisibleDevices(f *testing.F) {
+	f.Add("0,1", "--gpus", "device=2,3")
+	f.Add("GPU-1", "-e", "CUDA_VISIBLE_DEVICES=9")
+	f.Fuzz(func(t *testing.T, cvd, flag, value string) {
+		for _, id := range VisibleDevices(map[string]string{"CUDA_VISIBLE_DEVICES": cvd}, []string{flag, value}) {
+			if len(id) < 6 || id[:5] != "cuda:" {
+				t.Fatalf("device id %q is not cuda:<index>", id)
+			}
+		}
+	})
+}
