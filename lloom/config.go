@@ -272,6 +272,9 @@ type EstimateDomain struct {
 	// RequiredGb is read before MemoryGb, as LLooM does.
 	RequiredGb *float64 `json:"requiredGb,omitempty"`
 	DeviceIDs  []string `json:"deviceIds,omitempty"`
+	// Name and Type stand in for an absent ID and Kind, as in LLooM.
+	Name string `json:"name,omitempty"`
+	Type string `json:"type,omitempty"`
 }
 
 // RecipeRef names the recipe a runtime was materialised from.

@@ -8,8 +8,8 @@ import (
 )
 
 // DomainNeed is one per-domain memory requirement of a resource estimate,
-// read as LLooM 0.2.3's resource fit reads it: id "memory" and kind
-// "system" when absent, the figure requiredGb before memoryGb, the
+// read as LLooM 0.2.3's resource fit reads it: id (else name, else
+// "memory") and kind (else type, else "system"), the figure requiredGb before memoryGb, the
 // estimate's reserveGb added and the sum rounded to 0.01 GiB.
 type DomainNeed struct {
 	ID         string
@@ -40,7 +40,14 @@ func (e *ResourceEstimate) DomainNeeds() []DomainNeed {
 		if gb == nil {
 			continue
 		}
-		n := NormalizeDomain(MemoryDomain{ID: d.ID, Kind: d.Kind, Backend: d.Backend, DeviceIDs: d.DeviceIDs})
+		id, kind := d.ID, d.Kind
+		if id == "" {
+			id = d.Name
+		}
+		if kind == "" {
+			kind = d.Type
+		}
+		n := NormalizeDomain(MemoryDomain{ID: id, Kind: kind, Backend: d.Backend, DeviceIDs: d.DeviceIDs})
 		out = append(out, DomainNeed{
 			ID: n.ID, Kind: n.Kind, Backend: n.Backend, DeviceIDs: n.DeviceIDs,
 			RequiredGb: math.Round((*gb+reserve)*100) / 100,

@@ -20,6 +20,8 @@ func TestADomainNeedIsReadAsLLooMReadsIt(t *testing.T) {
 			[]DomainNeed{{ID: "memory", Kind: "system", RequiredGb: 3.5}, {ID: "memory", Kind: "device", RequiredGb: 4.5}}},
 		{"a row with a negative figure is dropped, not read as its memoryGb", `{"domains":[{"kind":"device","requiredGb":-1,"memoryGb":5},{"kind":"unified","memoryGb":7}]}`,
 			[]DomainNeed{{ID: "memory", Kind: "unified", RequiredGb: 7}}},
+		{"name and type stand in for an absent id and kind", `{"domains":[{"name":"device:cuda:1","type":"device","requiredGb":9},{"id":"system:0","name":"x","kind":"system","type":"device","requiredGb":1}]}`,
+			[]DomainNeed{{ID: "device:cuda:1", Kind: "device", RequiredGb: 9}, {ID: "system:0", Kind: "system", RequiredGb: 1}}},
 		{"a row without a figure is dropped", `{"domains":[{"kind":"device"}]}`, nil},
 		{"device ids come out unique and sorted", `{"domains":[{"kind":"device","deviceIds":["cuda:1","cuda:0","cuda:1"],"requiredGb":1}]}`,
 			[]DomainNeed{{ID: "memory", Kind: "device", DeviceIDs: []string{"cuda:0", "cuda:1"}, RequiredGb: 1}}},
