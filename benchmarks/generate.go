@@ -919,9 +919,8 @@ func (g *gen) runtime(l *lane) obj {
 		rt["maxConcurrency"] = 8
 		rt["bootstrap"] = obj{"adapter": "docker", "image": "vllm/vllm-openai",
 			"command": arr{l.m.upstream, "--served-model-name", l.m.id, "--tensor-parallel-size", fmt.Sprint(l.tp), "--max-num-seqs", "8"}}
-		if n.hw == hwH100 {
-			rt["gpuMemoryGb"] = l.memGb
-		}
+		// No gpuMemoryGb: it draws from the GPUs' own domains, and the
+		// box's memoryBudgetGb already stands for the eight GPUs.
 	}
 	if l.keep {
 		rt["keepWarm"] = true

@@ -61,6 +61,7 @@ func Build(in *fleet.Inputs, opts Options) (*Catalog, error) {
 	b.buildNodes()
 	b.buildLinks()
 	b.buildVariants()
+	b.deviceMisfits()
 	b.linkRunningLanes()
 	b.finishLinks()
 	if opts.ConsiderInstalls {
@@ -92,6 +93,10 @@ type builder struct {
 	docs        *[]metricsDoc // metricsDocs, once built
 	// links are the node pairs shown linked, with the first evidence.
 	links map[[2]string]string
+	// hw lists each node's memory domains as LLooM describes them (kind,
+	// backend, device ids), in the order the machine lists them: the
+	// order LLooM matches requirements in.
+	hw map[string][]lloom.MemoryDomain
 
 	pool     *model.Pool
 	notes    []string

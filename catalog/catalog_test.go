@@ -397,7 +397,7 @@ func TestBuildIsDeterministic(t *testing.T) {
 }
 
 func FuzzBuild(f *testing.F) {
-	for _, p := range []string{"../examples/spark-fleet.json", "../examples/hetero-fleet.json", "../examples/rule-unlinked-tp.json"} {
+	for _, p := range []string{"../examples/spark-fleet.json", "../examples/hetero-fleet.json", "../examples/rule-unlinked-tp.json", "testdata/gpu-box-fleet.json", "testdata/h100-box-fleet.json"} {
 		in, err := fleet.LoadBundle(p)
 		if err != nil {
 			f.Fatal(err)

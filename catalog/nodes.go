@@ -199,15 +199,18 @@ func (b *builder) domains(n *model.Node, f nodeFacts) []model.Domain {
 		available *float64
 	}
 	var doms []dom
+	var hw []lloom.MemoryDomain
 	switch {
 	case f.inventory != nil && len(f.inventory.MemoryDomains) > 0:
 		for _, d := range f.inventory.MemoryDomains {
 			c := d.CapacityGb
 			doms = append(doms, dom{d.ID, d.Kind, &c, d.AvailableGb})
+			hw = append(hw, lloom.NormalizeDomain(lloom.MemoryDomain{ID: d.ID, Kind: d.Kind, Backend: d.Backend, DeviceIDs: d.DeviceIDs}))
 		}
 	case f.profile != nil:
 		for _, d := range lloom.MemoryDomains(*f.profile) {
 			doms = append(doms, dom{d.ID, d.Kind, d.CapacityGb, d.AvailableGb})
+			hw = append(hw, d)
 		}
 	}
 	if len(doms) == 0 {
@@ -216,7 +219,12 @@ func (b *builder) domains(n *model.Node, f nodeFacts) []model.Domain {
 			d = dom{id: "unified:0", kind: "unified"}
 		}
 		doms = append(doms, d)
+		hw = append(hw, lloom.MemoryDomain{ID: d.id, Kind: d.kind})
 	}
+	if b.hw == nil {
+		b.hw = map[string][]lloom.MemoryDomain{}
+	}
+	b.hw[n.ID] = hw
 	primary := ""
 	for _, want := range []string{"unified:0", "system:0"} {
 		for _, d := range doms {

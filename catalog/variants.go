@@ -172,6 +172,14 @@ func (b *builder) addRuntimeVariant(id string, rt lloom.Runtime, models []string
 	}
 	v.MemoryGb, v.MemorySource = b.raiseToRSS(id, pl, nodes, perNode, estSource)
 	v.Placements = []model.Placement{b.placement(nodes, perNode)}
+	devs := devicesPerNode(v.Req.TensorParallel, len(nodes))
+	ests := []*lloom.ResourceEstimate{rt.ResourceEstimate}
+	if recipe != nil {
+		ests = append(ests, recipe.Requirements.ResourceEstimate)
+	}
+	b.drawNeeds(&v.Placements[0], func(n string) []lloom.DomainNeed {
+		return domainNeeds(ests, estimates[n].GPUMemoryGb, devs)
+	}, devs, lloom.VisibleDevices(env, create))
 	if rt.GPUMemoryGb != nil && *rt.GPUMemoryGb > 0 {
 		v.DeviceMemoryGb = *rt.GPUMemoryGb
 	}
@@ -581,6 +589,11 @@ func (b *builder) addRecipeVariants() {
 			mem, src := recipeMemory(r, rm)
 			v.MemoryGb, v.MemorySource = mem, src
 			v.Placements = b.cliquePlacements(k, mem)
+			devs := devicesPerNode(v.Req.TensorParallel, k)
+			needs := domainNeeds([]*lloom.ResourceEstimate{r.Requirements.ResourceEstimate}, recipeGPU(rm), devs)
+			for i := range v.Placements {
+				b.drawNeeds(&v.Placements[i], func(string) []lloom.DomainNeed { return needs }, devs, nil)
+			}
 			v.Perf = b.performance(v.Models, r.ID, nil, v.Req.MaxSequences)
 			v.LoadTimeMs = b.loadTime(v.ID, nil, mem)
 			v.DefaultResidency = model.Auto

@@ -265,11 +265,16 @@ type ResourceEstimate struct {
 
 // EstimateDomain is one memory-domain requirement of a resource estimate.
 type EstimateDomain struct {
-	ID        string   `json:"id,omitempty"`
-	Kind      string   `json:"kind,omitempty"`
-	Backend   string   `json:"backend,omitempty"`
-	MemoryGb  *float64 `json:"memoryGb,omitempty"`
-	DeviceIDs []string `json:"deviceIds,omitempty"`
+	ID       string   `json:"id,omitempty"`
+	Kind     string   `json:"kind,omitempty"`
+	Backend  string   `json:"backend,omitempty"`
+	MemoryGb *float64 `json:"memoryGb,omitempty"`
+	// RequiredGb is read before MemoryGb, as LLooM does.
+	RequiredGb *float64 `json:"requiredGb,omitempty"`
+	DeviceIDs  []string `json:"deviceIds,omitempty"`
+	// Name and Type stand in for an absent ID and Kind, as in LLooM.
+	Name string `json:"name,omitempty"`
+	Type string `json:"type,omitempty"`
 }
 
 // RecipeRef names the recipe a runtime was materialised from.

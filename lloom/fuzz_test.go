@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -237,6 +238,7 @@ func FuzzParseBenchmarkSuite(f *testing.F) {
 
 func FuzzParseRecipe(f *testing.F) {
 	seed(f, "recipes")
+	f.Add([]byte(`{"schemaVersion":1,"id":"r","requirements":{"resourceEstimate":{"reserveGb":1,"domains":[{"kind":"device","backend":"cuda","deviceIds":["cuda:0"],"requiredGb":90},{"memoryGb":8}]}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		r, err := ParseRecipe(data, "fuzz.json")
 		checkErr(t, err)
@@ -246,6 +248,12 @@ func FuzzParseRecipe(f *testing.F) {
 		_ = r.Validate()
 		for _, m := range r.Models {
 			m.Launch()
+		}
+		for _, n := range r.Requirements.ResourceEstimate.DomainNeeds() {
+			if !(n.RequiredGb >= 0) || math.IsInf(n.RequiredGb, 0) || n.ID == "" || n.Kind == "" {
+				t.Fatalf("need %+v: expected an id, a kind and a finite, non-negative figure", n)
+			}
+			MatchDomain(n, MemoryDomains(MachineProfile{TotalMemoryGb: ptr(1.0), Devices: []Device{{ID: "cuda:0", MemoryGb: ptr(1.0)}}}))
 		}
 	})
 }

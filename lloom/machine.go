@@ -74,7 +74,7 @@ func MemoryDomains(p MachineProfile) []MemoryDomain {
 	if len(p.MemoryDomains) > 0 {
 		out := make([]MemoryDomain, len(p.MemoryDomains))
 		for i, d := range p.MemoryDomains {
-			out[i] = normalizeDomain(d)
+			out[i] = NormalizeDomain(d)
 		}
 		return out
 	}
@@ -84,13 +84,13 @@ func MemoryDomains(p MachineProfile) []MemoryDomain {
 		for _, d := range p.Devices {
 			ids = append(ids, d.ID)
 		}
-		return []MemoryDomain{normalizeDomain(MemoryDomain{
+		return []MemoryDomain{NormalizeDomain(MemoryDomain{
 			ID: "unified:0", Kind: "unified", Backend: "metal", CapacityGb: total, AvailableGb: avail, DeviceIDs: ids,
 		})}
 	}
 	var out []MemoryDomain
 	if total != nil {
-		out = append(out, normalizeDomain(MemoryDomain{
+		out = append(out, NormalizeDomain(MemoryDomain{
 			ID: "system:0", Kind: "system", CapacityGb: total, AvailableGb: avail, DeviceIDs: []string{"cpu:0"},
 		}))
 	}
@@ -99,7 +99,7 @@ func MemoryDomains(p MachineProfile) []MemoryDomain {
 		if capGb == nil {
 			continue
 		}
-		out = append(out, normalizeDomain(MemoryDomain{
+		out = append(out, NormalizeDomain(MemoryDomain{
 			ID: "device:" + d.ID, Kind: "device", Backend: d.Backend, CapacityGb: capGb,
 			AvailableGb: d.AvailableMemoryGb, DeviceIDs: []string{d.ID},
 		}))
@@ -107,7 +107,9 @@ func MemoryDomains(p MachineProfile) []MemoryDomain {
 	return out
 }
 
-func normalizeDomain(d MemoryDomain) MemoryDomain {
+// NormalizeDomain fills a domain's defaults as LLooM does: id "memory",
+// kind "system"; unknown sizes nil; device ids unique and sorted.
+func NormalizeDomain(d MemoryDomain) MemoryDomain {
 	if d.ID == "" {
 		d.ID = "memory"
 	}
