@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
@@ -39,6 +40,9 @@ type ResilienceOptions struct {
 	Fleet string
 	// Notes are the catalog's notes on the pool.
 	Notes []string
+	// Trace, when set, gets the re-plans' search timeline
+	// (solver.WhatIf.Trace).
+	Trace io.Writer
 }
 
 // Report is a resilience run: the base plan and every scenario, worst
@@ -185,6 +189,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	if err != nil {
 		return nil, err
 	}
+	w.Trace = opts.Trace
 	basePlan := plan.Build(p, base, plan.Meta{Fleet: opts.Fleet})
 	rp := renderPool(p, base.Assignment, basePlan)
 	r := &Report{Schema: ResilienceSchema, Fleet: opts.Fleet, Single: single, Notes: opts.Notes, Routing: p.Routing,

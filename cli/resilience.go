@@ -83,9 +83,10 @@ func runResilience(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sopts := solverOptions(c, in, solver.Exact)
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
-		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
-		Fleet: fleetName(c), Notes: cat.Notes,
+		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: sopts.Seed,
+		Fleet: fleetName(c), Notes: cat.Notes, Trace: sopts.Trace,
 	})
 	if err != nil {
 		return errorf("resilience: %w", err)
