@@ -318,6 +318,9 @@ func (s *partSearch) startPart(pi int) error {
 	if err != nil {
 		return err
 	}
+	// Encoded with the run's deadline as it was when the encoding
+	// started; an earlier part's staticExplanations may have moved it.
+	x.deadline, x.e.Deadline = r.deadline, r.deadline
 	r.trace.f("part %d encoded: %d variables", pi, x.e.MaxVar())
 	start := x.start
 	if x.e.LinearMemory {
