@@ -13,6 +13,11 @@ build:
 test:
     go test ./...
 
+# The race detector on the packages that run goroutines, as .ci/run does.
+race:
+    go test -race ./agent/ ./gateway/ ./inventory/ ./answer/
+    go test -race -short ./solver/ ./cli/
+
 # Vet and check formatting.
 lint:
     go vet ./...

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/cli"
+	"github.com/poolsolve/poolsolve/solver"
 )
 
 // start is taken as the package initialises, before main runs: a
@@ -12,5 +13,8 @@ import (
 var start = time.Now()
 
 func main() {
+	// A PB worker is this executable re-run by the solver: it serves its
+	// job and exits here, before the CLI reads anything.
+	solver.ServeIfWorker()
 	os.Exit(cli.RunSince(start, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -69,7 +68,9 @@ type Config struct {
 	// http.DefaultTransport with proxies off (the bearer key must go
 	// straight to the node).
 	Transport http.RoundTripper
-	// Getenv reads environment variables; default os.Getenv.
+	// Getenv reads the environment variables that hold keys (APIKeyEnv,
+	// the peers'); the caller gives it (the CLI: os.Getenv), as the
+	// package reads no environment of its own accord.
 	Getenv func(string) string
 	// Now is the clock for telemetry timestamps; default time.Now.
 	Now func() time.Time
@@ -137,14 +138,14 @@ func (c Config) withDefaults() (Config, error) {
 		t.MaxResponseHeaderBytes = 64 << 10
 		c.Transport = t
 	}
-	if c.Getenv == nil {
-		c.Getenv = os.Getenv
-	}
 	if c.Now == nil {
 		c.Now = time.Now
 	}
 	if c.APIKeyEnv == "" {
 		return c, fmt.Errorf("%w: set the name of the environment variable that holds it (cluster.apiKeyEnv)", ErrNoKey)
+	}
+	if c.Getenv == nil {
+		return c, fmt.Errorf("%w: Config.Getenv is nil, so %s cannot be read", ErrNoKey, c.APIKeyEnv)
 	}
 	if c.Getenv(c.APIKeyEnv) == "" {
 		return c, fmt.Errorf("%w: environment variable %s is empty", ErrNoKey, c.APIKeyEnv)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -41,6 +42,9 @@ type ResilienceOptions struct {
 	Notes []string
 	// Progress, if set, is told each scenario as it is done.
 	Progress func(done, of int, elapsed time.Duration)
+	// Trace, when set, gets the re-plans' search timeline
+	// (solver.WhatIf.Trace).
+	Trace io.Writer
 }
 
 // Report is a resilience run: the base plan and every scenario, worst
@@ -216,6 +220,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 	if err != nil {
 		return nil, err
 	}
+	w.Trace = opts.Trace
 	type done struct {
 		s  Scenario
 		pl *plan.Plan

@@ -91,10 +91,12 @@ func runExplain(c *cli.Context) error {
 		return err
 	}
 	limit := c.Duration("explain-limit")
-	w, err := solver.NewWhatIf(cat.Pool, base, solverOptions(c, in, solver.Exact).Seed, time.Now().Add(limit))
+	sopts := solverOptions(c, in, solver.Exact)
+	w, err := solver.NewWhatIf(cat.Pool, base, sopts.Seed, time.Now().Add(limit))
 	if err != nil {
 		return errorf("explain: %w", err)
 	}
+	w.Trace = sopts.Trace
 	opts := answer.ExplainOptions{Fleet: fleetName(c), Limit: limit}
 	var ex *answer.Explain
 	if node := c.String("node"); node != "" {

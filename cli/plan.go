@@ -256,7 +256,24 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind solver.Algorithm) solv
 	if c.IsSet("seed") {
 		opts.Seed = c.Uint64("seed")
 	}
+	solverDiagnostics(c, &opts)
 	return opts
+}
+
+// solverDiagnostics sets the solver's debugging aids from the
+// environment, which the solver itself does not read: POOLSOLVE_TRACE=1
+// (the search's timeline on stderr), POOLSOLVE_DUMP_RELAX=PREFIX and
+// POOLSOLVE_DUMP_PB=PREFIX (each LP model or PB job to files), and
+// POOLSOLVE_PB_CORES=N (plan the PB workers as if N cores were free).
+func solverDiagnostics(c *cli.Context, opts *solver.Options) {
+	if os.Getenv("POOLSOLVE_TRACE") == "1" {
+		opts.Trace = c.App.ErrWriter
+	}
+	opts.DumpRelax = os.Getenv("POOLSOLVE_DUMP_RELAX")
+	opts.DumpPB = os.Getenv("POOLSOLVE_DUMP_PB")
+	if n, err := strconv.Atoi(os.Getenv("POOLSOLVE_PB_CORES")); err == nil && n > 0 {
+		opts.Cores = n
+	}
 }
 
 // renderReserve is the part of a time limit kept for building, rendering

@@ -98,9 +98,10 @@ func runResilience(c *cli.Context) error {
 		return err
 	}
 	progress, done := scenarioProgress(c)
+	sopts := solverOptions(c, in, solver.Exact)
 	r, err := answer.Resilience(context.Background(), cat.Pool, base, answer.ResilienceOptions{
-		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: solverOptions(c, in, solver.Exact).Seed,
-		Fleet: fleetName(c), Notes: cat.Notes, Progress: progress,
+		Scenarios: scs, Limit: c.Duration("replan-limit"), Seed: sopts.Seed,
+		Fleet: fleetName(c), Notes: cat.Notes, Progress: progress, Trace: sopts.Trace,
 	})
 	done()
 	if err != nil {

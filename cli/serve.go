@@ -122,6 +122,7 @@ func runServe(c *cli.Context) error {
 		acfg = agent.FromCluster(&cfg.Cluster, self)
 	}
 	acfg.NodeTimeout = c.Duration("node-timeout")
+	acfg.Getenv = os.Getenv
 	if u := c.String("lloom"); u != "" {
 		if !isHTTPURL(u) {
 			return badInput("--lloom %q: expected http(s)://host[:port] of the LLooM gateway on this node", u)

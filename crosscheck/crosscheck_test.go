@@ -75,6 +75,7 @@ func record(format string, args ...any) {
 }
 
 func TestMain(m *testing.M) {
+	solver.ServeIfWorker()
 	code := m.Run()
 	if len(timings.lines) > 0 && os.Getenv("CROSSCHECK_SUMMARY") != "" {
 		sort.Strings(timings.lines)

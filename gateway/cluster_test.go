@@ -400,7 +400,7 @@ func (x64Box) Inventory(context.Context) (*inventory.Inventory, error) {
 // is a GB10.
 func TestAnAgentsInventoryReachesAPlanMadeThroughAGateway(t *testing.T) {
 	t.Setenv("POOLSOLVE_AGENT_TEST_KEY", testKey)
-	h, err := agent.NewHandler(agent.Config{NodeID: "spark-node-03", APIKeyEnv: "POOLSOLVE_AGENT_TEST_KEY", Inventory: x64Box{}})
+	h, err := agent.NewHandler(agent.Config{NodeID: "spark-node-03", APIKeyEnv: "POOLSOLVE_AGENT_TEST_KEY", Inventory: x64Box{}, Getenv: os.Getenv})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ const maxCommandOutput = 4 << 20
 // error goes into the returned error, shortened.
 func (OS) Command(ctx context.Context, name string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, name, args...)
-	cmd.Env = append(os.Environ(), "LC_ALL=C", "LANG=C")
+	cmd.Env = append(cmd.Environ(), "LC_ALL=C", "LANG=C")
 	var stdout, stderr limitedBuffer
 	stdout.max, stderr.max = maxCommandOutput, 4096
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -29,17 +29,23 @@ func (r *run) encodeAhead() *encodeAhead {
 		a.done[pi] = make(chan struct{})
 		a.by[pi].Store(r.deadline.UnixNano())
 	}
+	// The goroutine gets the deadline and the seed as values: the run's
+	// deadline is the solving goroutine's to move (staticExplanations),
+	// and a part's later cut reaches the encoding through by. The
+	// solving goroutine gives each part the run's deadline when it takes
+	// it (startPart).
+	deadline, seed, spares := r.deadline, r.opts.Seed, r.spares
 	go func() {
 		for pi, c := range a.parts {
 			stop := func() bool { return a.quit.Load() || time.Now().UnixNano() > a.by[pi].Load() }
-			a.xs[pi], a.errs[pi] = newExact(r, c.pool, r.deadline, r.deadline, r.opts.Seed+uint64(pi), stop)
+			a.xs[pi], a.errs[pi] = newExact(r, c.pool, deadline, deadline, seed+uint64(pi), stop)
 			close(a.done[pi])
 		}
 		// The core is free: the first worker process starts here, when
 		// a part is large enough to start one (small parts' LP goes
 		// first, and usually proves them).
 		if !a.quit.Load() && slices.ContainsFunc(a.xs, func(x *exact) bool { return x != nil && !x.small() }) {
-			r.spares.refill()
+			spares.refill()
 		}
 	}()
 	return a

@@ -9,6 +9,7 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // twoHalves is a pool of two independent parts.
@@ -69,6 +70,38 @@ func TestAnAbandonedEncodingEndsAndAPartPastItsLimitGivesUp(t *testing.T) {
 		case <-b.done[pi]:
 		default:
 			t.Errorf("part %d still encoding after abandon", pi)
+		}
+	}
+}
+
+// A part encoded ahead before the solving goroutine moved the run's
+// deadline (staticExplanations, as a part past the memory diagrams' size
+// does) starts with the deadline as moved: the encoding goroutine owns a
+// copy, and the solving goroutine hands each part the run's own. Under
+// -race (as CI runs it), a goroutine sharing r.deadline is reported.
+func TestAPartStartsWithTheRunsDeadlineThoughItWasEncodedBeforeItMoved(t *testing.T) {
+	p := twoHalves()
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := r.encodeAhead()
+	defer a.abandon()
+	if _, err := a.part(0); err != nil {
+		t.Fatal(err)
+	}
+	before := r.deadline
+	r.staticExplanations()
+	if !r.deadline.After(before) {
+		t.Fatal("staticExplanations did not move the deadline: the test does not reach its case")
+	}
+	s := r.newPartSearch(localsearch.Greedy(p, 1), a)
+	for pi := range s.parts {
+		if err := s.startPart(pi); err != nil {
+			t.Fatalf("part %d: %v", pi, err)
+		}
+		if x := s.xs[pi]; x == nil || !x.deadline.Equal(r.deadline) || !x.e.Deadline.Equal(r.deadline) {
+			t.Errorf("part %d starts with another deadline than the run's, %v after the start", pi, r.deadline.Sub(r.start))
 		}
 	}
 }

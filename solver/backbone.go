@@ -71,7 +71,7 @@ func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []i
 		if m == nil {
 			return nil, nil, calls
 		}
-		tracef(x.traceStart(), "level %d backbone: call %d, a point flips some of %d terms", i+1, calls, len(cand))
+		x.tracer().f("level %d backbone: call %d, a point flips some of %d terms", i+1, calls, len(cand))
 		cand = slices.DeleteFunc(cand, func(c int) bool { return m[c] != inc[c] })
 	}
 	return nil, nil, calls
@@ -83,7 +83,7 @@ func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []i
 func (x *exact) fixBackbone(sr *strongResult, i int, until time.Time) {
 	start := time.Now()
 	cols, vals, calls := x.backboneFixings(sr.rel, i, until)
-	tracef(x.traceStart(), "level %d backbone: %d terms fixed, %d calls, %v", i+1, len(cols), calls, time.Since(start).Round(time.Millisecond))
+	x.tracer().f("level %d backbone: %d terms fixed, %d calls, %v", i+1, len(cols), calls, time.Since(start).Round(time.Millisecond))
 	if len(cols) == 0 {
 		return
 	}

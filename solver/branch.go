@@ -143,7 +143,7 @@ func (x *exact) canonicalBC() bool {
 		if !ok || len(r.rows) == 0 || !fitsSparse(r) {
 			return false
 		}
-		_, _, _, cl, _, _ := sparseRounds(r, x.run.deadline, nil, x.traceStart(), nil)
+		_, _, _, cl, _, _ := sparseRounds(r, x.run.deadline, nil, x.tracer(), nil)
 		if cl == nil || !cl.complete {
 			return false
 		}

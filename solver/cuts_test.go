@@ -226,7 +226,7 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 			}
 			best = min(best, v)
 		}
-		_, _, _, cl, _, _ := sparseRounds(r, lpFar(), nil, time.Now(), nil)
+		_, _, _, cl, _, _ := sparseRounds(r, lpFar(), nil, tracer{}, nil)
 		if cl == nil {
 			t.Fatal("no cut loop")
 		}
@@ -292,13 +292,13 @@ func TestAStoppedCutLoopResumesOnTheSamePath(t *testing.T) {
 			}
 			return r
 		}
-		_, _, _, whole, _, _ := sparseRounds(rel(), lpFar(), nil, time.Now(), nil)
+		_, _, _, whole, _, _ := sparseRounds(rel(), lpFar(), nil, tracer{}, nil)
 		if whole == nil || !whole.complete {
 			t.Fatalf("pool %d: the loop did not complete", seed)
 		}
 		for stopAt := 1; stopAt < whole.solves; stopAt++ {
 			solves, stopNow := 0, false
-			_, _, _, cl, _, _ := sparseRounds(rel(), lpFar(), func() bool { return stopNow }, time.Now(),
+			_, _, _, cl, _, _ := sparseRounds(rel(), lpFar(), func() bool { return stopNow }, tracer{},
 				func(float64, []float64) { solves++; stopNow = solves == stopAt })
 			if cl.complete || !cl.resumable {
 				t.Fatalf("pool %d: stopped after solve %d, complete %v, resumable %v", seed, stopAt, cl.complete, cl.resumable)

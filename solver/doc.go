@@ -130,10 +130,12 @@
 // checked by eval and offered like a SAT model; a worker's search ending
 // proves its last model optimal (or its cutoff + 1). A plan below a
 // proved value is ErrMismatch. gophersat cannot be interrupted, so a
-// worker is this executable re-run with POOLSOLVE_PB_WORKER=1 (answered
-// in this package's init, so test binaries work too) and killed at the
-// deadline; on Linux the kernel kills it too when poolsolve ends in any
-// other way (Pdeathsig). One worker process is started ahead of its job
+// worker is this executable re-run with POOLSOLVE_PB_WORKER=1 and killed
+// at the deadline; on Linux the kernel kills it too when poolsolve ends
+// in any other way (Pdeathsig). The executable answers as a worker only
+// when its main (or a test binary's TestMain) calls ServeIfWorker first;
+// a program that imports this package without calling it plans without
+// PB workers, and Stats.Workers says so. One worker process is started ahead of its job
 // (pbSpares): when the parts are encoded, if one is large enough for
 // workers, and at the end of each of levels 1-3; it waits for its job on
 // stdin, so its exec and runtime start overlap the solver's own work.
@@ -192,12 +194,14 @@
 // In the last part of level 4, while the workers run, local search
 // (package localsearch) polishes the incumbent in rounds.
 //
-// POOLSOLVE_TRACE=1 prints the search's timeline to stderr,
-// POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved model as CPLEX LP
-// and POOLSOLVE_DUMP_PB=PREFIX each PB worker's job (relaxdump.go;
+// The package reads no environment. Options.Trace gets the search's
+// timeline, Options.DumpRelax writes each presolved model as CPLEX LP
+// and Options.DumpPB each PB worker's job (relaxdump.go;
 // BenchmarkDumpedPBJob times a dumped job's search alone), and
-// POOLSOLVE_PB_CORES=N plans the PB workers as if N cores were free (for
-// measuring the portfolio on another machine).
+// Options.Cores plans the PB workers as if that many cores were free
+// (for measuring the portfolio on another machine). The CLI sets them
+// from POOLSOLVE_TRACE=1, POOLSOLVE_DUMP_RELAX, POOLSOLVE_DUMP_PB and
+// POOLSOLVE_PB_CORES.
 //
 // # Explanations
 //

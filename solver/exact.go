@@ -399,7 +399,7 @@ func (l *levelRun) lpFirst() error {
 		return nil
 	}
 	l.sr = &r
-	tracef(x.run.start, "level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
+	x.run.trace.f("level 4 LP: bound %d, %d rounds, %d cuts", r.bound, r.rounds, r.cuts)
 	if !r.noLP && r.bound > l.lb && x.e.Exact {
 		l.lb, l.src = min(r.bound, l.ub), r.source
 		x.run.progress(i, x.obj, l.lb)
@@ -450,7 +450,7 @@ func (l *levelRun) branchAndCut() error {
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
 	proved, err := bc.run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
-	tracef(x.run.start, "level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, l.lb, l.ub)
+	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
 	}
@@ -692,7 +692,7 @@ func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int6
 		if _, err := x.acceptPolished(a); err != nil {
 			return err
 		}
-		tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
+		x.tracer().f("level %d polished: %v", x.at+1, x.obj)
 		*ub = x.obj[x.at]
 		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
 			return err
@@ -724,7 +724,7 @@ func (x *exact) settle(i int, lb, ub int64, src BoundSource) {
 	lv := &x.levels[i]
 	lv.Value = ub
 	lv.LowerBound, lv.BoundSource = min(lb, ub), src
-	tracef(x.run.start, "level %d: %d, bound %d (%s)", i+1, ub, min(lb, ub), src)
+	x.run.trace.f("level %d: %d, bound %d (%s)", i+1, ub, min(lb, ub), src)
 	switch {
 	case lb >= ub:
 		lv.Status = Optimal

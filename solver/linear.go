@@ -370,7 +370,7 @@ func (x *exact) takePolished(a model.Assignment, ub *int64) error {
 	if _, err := x.acceptPolished(a); err != nil {
 		return err
 	}
-	tracef(x.traceStart(), "level %d polished: %v", x.at+1, x.obj)
+	x.tracer().f("level %d polished: %v", x.at+1, x.obj)
 	*ub = min(*ub, x.obj[x.at])
 	return nil
 }

@@ -29,7 +29,8 @@ type pbMsg struct {
 	a  pbAnswer
 }
 
-// errNoWorker is returned when the executable cannot be re-run.
+// errNoWorker is returned when the executable cannot be re-run, or does
+// not serve as a worker (its main did not call ServeIfWorker).
 var errNoWorker = errors.New("solver: pseudo-boolean worker unavailable")
 
 // pbProc is a worker process started ahead of its job: it waits for the
@@ -43,12 +44,15 @@ type pbProc struct {
 
 // spawnPB starts a worker process that waits for its job.
 func spawnPB() (*pbProc, error) {
+	if !workersServed.Load() {
+		return nil, errNoWorker
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(os.Environ(), pbWorkerEnv+"=1")
+	cmd.Env = append(cmd.Environ(), pbWorkerEnv+"=1")
 	cmd.SysProcAttr = workerAttr()
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/debug"
 	"slices"
 	"sort"
-	"strconv"
 	"sync/atomic"
 	"time"
 
@@ -30,23 +28,10 @@ import (
 // one is optimal (or, with a cutoff, none exists below it).
 //
 // gophersat has no way to stop a search, so the worker is a child
-// process, this same executable re-run with pbWorkerEnv set (any binary
-// that links package solver, tests included, answers it in init), and a
-// deadline kills it. The child only reads stdin and writes stdout.
-
-// pbWorkerEnv, set to "1", turns the process into a worker.
-const pbWorkerEnv = "POOLSOLVE_PB_WORKER"
-
-func init() {
-	if os.Getenv(pbWorkerEnv) == "1" {
-		code := 0
-		if err := pbServe(os.Stdin, os.Stdout, true); err != nil {
-			fmt.Fprintln(os.Stderr, "poolsolve pb worker:", err)
-			code = 1
-		}
-		os.Exit(code)
-	}
-}
+// process, this same executable re-run with pbWorkerEnv set, and a
+// deadline kills it. The child only reads stdin and writes stdout. The
+// executable answers as a worker only when its main calls ServeIfWorker
+// (pbentry.go); importing this package does not make it one.
 
 // pbRow is Σ W·x[Cols] Op RHS over 0-based columns.
 type pbRow struct {
@@ -470,7 +455,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 			x.canon = &canonAhead{job: job, rel: r, offset: off}
 		}
 	}
-	if i == 3 && x.e.Exact && !fitsSparse(sr.rel) && pbCores() < 3 {
+	if i == 3 && x.e.Exact && !fitsSparse(sr.rel) && x.cores() < 3 {
 		// Beside the LP, one worker with cutting planes: on 256x1000
 		// it finds plans near 483,000 within two seconds where the
 		// clause-learning one found none in any run (and made each LP
@@ -481,7 +466,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 		return w
 	}
 	w.cdcl = w.launch(cutoff, false)
-	if pbSecondWorker(i, sr) {
+	if pbSecondWorker(i, sr, x.cores()) {
 		w.launch(cutoff, true)
 	}
 	if len(w.runs) == 0 {
@@ -507,17 +492,17 @@ const pbOneWorkerRows = 3000
 // Lagrangian ascent). On 2 cores, three busy processes made each slower:
 // 24x60-tight's clause-learning worker proved in 57 ms alone and 177 ms
 // beside the LP and the second worker.
-func pbSecondWorker(i int, sr *strongResult) bool {
+func pbSecondWorker(i int, sr *strongResult, cores int) bool {
 	if i < 3 {
 		return i == 0 || fitsSparse(sr.rel)
 	}
-	return len(sr.rel.rows) < pbOneWorkerRows && pbCores() >= 3
+	return len(sr.rel.rows) < pbOneWorkerRows && cores >= 3
 }
 
-// pbCores is the CPUs the solver may use (POOLSOLVE_PB_CORES overrides it,
-// for measuring one policy on a larger machine).
-func pbCores() int {
-	if n, err := strconv.Atoi(os.Getenv("POOLSOLVE_PB_CORES")); err == nil && n > 0 {
+// cores is the CPUs the solver may use (Options.Cores overrides it, for
+// measuring one policy on a larger machine).
+func (x *exact) cores() int {
+	if n := x.options().Cores; n > 0 {
 		return n
 	}
 	return runtime.GOMAXPROCS(0)
@@ -542,10 +527,10 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	job.Phase = w.x.phase(w.sr.rel)
 	id := w.next
 	w.next++
-	if d := os.Getenv(pbDumpEnv); d != "" {
+	if d := w.x.options().DumpPB; d != "" {
 		dumpJob(&job, fmt.Sprintf("%s-l%d-%d.gob", d, w.level+1, id))
 	}
-	tracef(w.x.run.start, "pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
+	w.x.run.trace.f("pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
 	run, err := startPB(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)
 	if err != nil {
 		w.failed = true
@@ -645,7 +630,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 		}
 		js := w.jobs[m.id]
 		a := m.a
-		tracef(x.run.start, "pb %d (cutoff %d): done=%v value=%d", m.id, js.cutoff, a.Done, a.Value+w.sr.offset)
+		x.run.trace.f("pb %d (cutoff %d): done=%v value=%d", m.id, js.cutoff, a.Done, a.Value+w.sr.offset)
 		if a.Canonical {
 			continue // a late canonical model, after the level ended
 		}
@@ -756,7 +741,7 @@ func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	// and two 256x1000 workers beside the main process passed 1 GiB,
 	// 1,129,148-1,169,956 KB). One that has sent none goes on: at 10 s
 	// on a slow machine its first plan came after the LP.
-	if !fitsSparse(sr.rel) && pbCores() < 3 {
+	if !fitsSparse(sr.rel) && w.x.cores() < 3 {
 		w.stopAnsweredCuttingPlanes()
 	}
 	w.cdcl = w.launch(ub-1, false)

@@ -322,16 +322,15 @@ func TestAWaitingWorkerWarmsItsHeapAndStopsWhenItsJobComes(t *testing.T) {
 	}
 }
 
-func TestTheDumpKnobWritesEachWorkersJobWhole(t *testing.T) {
+func TestTheDumpOptionWritesEachWorkersJobWhole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("solves 8x20 pools")
 	}
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "job")
-	t.Setenv(pbDumpEnv, prefix)
 	var files []string
 	for seed := uint64(1); seed <= 6 && len(files) == 0; seed++ {
-		if _, err := Solve(context.Background(), pooltest.Random(seed, 8, 20), Options{Seed: 1, TimeLimit: 10 * time.Second}); err != nil {
+		if _, err := Solve(context.Background(), pooltest.Random(seed, 8, 20), Options{Seed: 1, TimeLimit: 10 * time.Second, DumpPB: prefix}); err != nil {
 			t.Fatalf("pool %d: %v", seed, err)
 		}
 		files, _ = filepath.Glob(prefix + "-l*-*.gob")

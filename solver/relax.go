@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"maps"
 	"math"
-	"os"
 	"slices"
 	"sort"
 	"time"
@@ -725,13 +724,13 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 			return out, false
 		}
 	}
-	if d := os.Getenv("POOLSOLVE_DUMP_RELAX"); d != "" && withLP {
+	if d := x.options().DumpRelax; d != "" && withLP {
 		r.dumpLP(fmt.Sprintf("%s-l%d-%d.lp", d, i+1, len(r.rows)))
 	}
 	m, n := len(r.rows), len(r.vars)
 	offset := r.constant + x.e.Linear.Offsets[i]
-	if traceOn {
-		tracef(x.traceStart(), "level %d presolved: %d rows, %d columns, %d nonzeros", i+1, m, n, r.nonzeros())
+	if x.tracer().on() {
+		x.tracer().f("level %d presolved: %d rows, %d columns, %d nonzeros", i+1, m, n, r.nonzeros())
 	}
 	out.offset, out.vars, out.rel, out.pre = offset, r.vars, r, r.fixed()
 	out.noLP = true
@@ -780,7 +779,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	lg := newLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
 	res, ok := lg.ascend(float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)
-	tracef(x.traceStart(), "level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed",
+	x.tracer().f("level %d Lagrangian: bound %.1f + %d after %d steps, %d groups, %d rows relaxed",
 		i+1, res.bound, offset, res.iters, len(lg.groups), len(lg.rows))
 	if ok {
 		out.noLP, out.source = false, BoundLagrangian
@@ -819,7 +818,7 @@ func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64
 			}
 		}
 	}
-	best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.traceStart(), onBound)
+	best, y, pr, loop, rounds, cuts := sparseRounds(r, deadline, stop, x.tracer(), onBound)
 	if i == 3 && loop != nil && x.levelsProved(3) {
 		switch {
 		case loop.complete:
@@ -833,7 +832,7 @@ func (x *exact) sparseBound(out strongResult, i int, r *relaxation, offset int64
 			x.openLoop, x.openOffset = loop, offset
 		}
 	}
-	tracef(x.traceStart(), "level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
+	x.tracer().f("level %d LP: bound %.2f + %d, %d rounds, %d cuts", i+1, best, offset, rounds, cuts)
 	if pr == nil {
 		return out
 	}

@@ -306,17 +306,16 @@ func TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum(t *testing.T) {
 // its fixings after. On random pools that path proves the same optimum as
 // the usual one, and its plans pass the evaluator.
 func TestLevelFourPastTheSparseSizeProvesTheSameOptimum(t *testing.T) {
-	t.Setenv("POOLSOLVE_PB_CORES", "2")
 	proved := 0
 	for seed := uint64(1); seed <= shortOr(10, 3); seed++ {
 		p := pooltest.Random(seed, 6+int(seed%4), 24+int(seed%17))
-		usual, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		usual, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second, Cores: 2})
 		if err != nil {
 			t.Fatalf("pool %d: %v", seed, err)
 		}
 		saved := sparseMaxRows
 		sparseMaxRows = 0
-		past, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second})
+		past, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second, Cores: 2})
 		sparseMaxRows = saved
 		if err != nil {
 			t.Fatalf("pool %d past the sparse size: %v", seed, err)

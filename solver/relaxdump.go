@@ -9,12 +9,12 @@ import (
 	"github.com/poolsolve/poolsolve/fleet"
 )
 
-// POOLSOLVE_DUMP_RELAX=PREFIX writes each presolved level model the LP
-// solves to PREFIX-l<level>-<rows>.lp, as CPLEX LP with columns named
+// Options.DumpRelax = PREFIX (the CLI's POOLSOLVE_DUMP_RELAX) writes each
+// presolved level model the LP solves to PREFIX-l<level>-<rows>.lp, as CPLEX LP with columns named
 // v<variable> (the numbers of export's files): the model the cut loop
 // starts from, for CBC or HiGHS to be measured against it, with a
 // comment line listing the columns in the LP's order. A debugging aid,
-// like POOLSOLVE_TRACE.
+// like Options.Trace.
 
 // dumpLP writes the relaxation as a CPLEX LP file, whole or not at all.
 func (r *relaxation) dumpLP(path string) {
@@ -65,12 +65,11 @@ func (r *relaxation) writeLP(w io.Writer) {
 	fmt.Fprintln(w, "End")
 }
 
-// pbDumpEnv, POOLSOLVE_DUMP_PB=PREFIX, writes each PB worker's job to
-// PREFIX-l<level>-<id>.gob as the worker reads it (its stdin), so that
-// the worker's search can be run and timed alone: BenchmarkDumpedPBJob,
-// or `POOLSOLVE_PB_WORKER=1 poolsolve < FILE`. A debugging aid, like
-// POOLSOLVE_DUMP_RELAX.
-const pbDumpEnv = "POOLSOLVE_DUMP_PB"
+// Options.DumpPB = PREFIX (the CLI's POOLSOLVE_DUMP_PB) writes each PB
+// worker's job to PREFIX-l<level>-<id>.gob as the worker reads it (its
+// stdin), so that the worker's search can be run and timed alone:
+// BenchmarkDumpedPBJob, or `POOLSOLVE_PB_WORKER=1 poolsolve < FILE`. A
+// debugging aid, like Options.DumpRelax.
 
 // dumpJob writes job to path as a worker reads it, whole or not at all.
 func dumpJob(job *pbJob, path string) {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"io"
 	"strings"
 	"time"
 
@@ -106,14 +107,30 @@ type Result struct {
 
 // Stats describes the work done.
 type Stats struct {
-	Solver      Algorithm     `json:"solver"`
-	Vars        int           `json:"vars"`
-	Clauses     int           `json:"clauses"`
-	SolveCalls  int           `json:"solveCalls"`
-	Components  int           `json:"components"`
+	Solver     Algorithm `json:"solver"`
+	Vars       int       `json:"vars"`
+	Clauses    int       `json:"clauses"`
+	SolveCalls int       `json:"solveCalls"`
+	Components int       `json:"components"`
+	// Workers says whether the search could start PB workers.
+	Workers     Workers       `json:"-"`
 	TimeToFirst time.Duration `json:"-"`
 	TimeTotal   time.Duration `json:"-"`
 }
+
+// Workers says how the exact solver ran its pseudo-boolean workers.
+type Workers string
+
+const (
+	// WorkersProcesses: as child processes of this executable, whose
+	// main called ServeIfWorker.
+	WorkersProcesses Workers = "processes"
+	// WorkersNone: main did not call ServeIfWorker, so the executable
+	// cannot serve as a worker; the levels are searched in this process
+	// by the other techniques (gini, LP, local search), and only small
+	// canonical re-solves use the PB solver, in-process.
+	WorkersNone Workers = "none"
+)
 
 // Progress is reported while a long solve runs.
 type Progress struct {
@@ -144,4 +161,21 @@ type Options struct {
 	Seed uint64
 	// Progress, if set, is called from the solving goroutine.
 	Progress func(Progress)
+
+	// Diagnostics: the library reads no environment; the CLI sets these
+	// from POOLSOLVE_TRACE, POOLSOLVE_DUMP_RELAX, POOLSOLVE_DUMP_PB and
+	// POOLSOLVE_PB_CORES.
+
+	// Trace, when set, gets one line per search event (level times,
+	// worker answers, restarts), stamped with the time since the start.
+	Trace io.Writer
+	// DumpRelax, when set, is the path prefix under which each presolved
+	// level model the LP solves is written as CPLEX LP (relaxdump.go).
+	DumpRelax string
+	// DumpPB, when set, is the path prefix under which each PB worker's
+	// job is written as the worker reads it.
+	DumpPB string
+	// Cores is the CPUs the PB workers are planned for; zero means
+	// GOMAXPROCS. Set, it measures one machine's policy on another.
+	Cores int
 }

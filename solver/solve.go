@@ -35,6 +35,7 @@ type run struct {
 	ctx      context.Context
 	opts     Options
 	start    time.Time
+	trace    tracer
 	limit    time.Duration
 	deadline time.Time
 	first    time.Time
@@ -102,6 +103,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	defer func() { ahead.abandon() }()
 	afterGreedy := func() {}
 	if !r.greedy() {
+		r.trace.f("pb workers: %s", workers())
 		r.spares = newPBSpares()
 		defer r.spares.close()
 		// The parts are encoded while local search improves the greedy
@@ -132,7 +134,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	if err := s.searchParts(); err != nil {
 		return nil, err
 	}
-	tracef(r.start, "search ended; deadline %.3fs", r.deadline.Sub(r.start).Seconds())
+	r.trace.f("search ended; deadline %.3fs", r.deadline.Sub(r.start).Seconds())
 	return s.result()
 }
 
@@ -152,6 +154,7 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 		limit = DefaultTimeLimit
 	}
 	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now(), limit: limit}
+	r.trace = newTracer(opts.Trace, r.start)
 	// The search stops early enough for what follows it to fit in the
 	// limit: gini overshoots a Try by up to one propagation tick, then come
 	// the merge, the final checks and the explanations (explainGrace).
@@ -201,7 +204,7 @@ func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 	}
 	warm = localsearch.ImproveContext(ctx, p, warm, seed, warmEnd, warmKicks(r.greedy()))
 	warmRep := eval.Check(p, warm)
-	tracef(r.start, "warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
+	r.trace.f("warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
 	// keepWarm pin) gets more local search, up to half the limit, in
 	// rounds that stop as soon as it is valid, or when a round repairs
@@ -235,7 +238,7 @@ func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
 	res := heuristicResult(r.pool, warm, warmRep, r.deadline)
 	res.Stats.Components = 1
 	if !r.greedy() {
-		res.Stats.Solver = Exact
+		res.Stats.Solver, res.Stats.Workers = Exact, workers()
 	}
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
 	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
@@ -264,12 +267,12 @@ type partSearch struct {
 
 func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSearch {
 	s := &partSearch{r: r, warm: warm, parts: ahead.parts, ahead: ahead,
-		res:      &Result{Stats: Stats{Solver: Exact, Components: len(ahead.parts)}},
+		res:      &Result{Stats: Stats{Solver: Exact, Components: len(ahead.parts), Workers: workers()}},
 		xs:       make([]*exact, len(ahead.parts)),
 		warmOnly: make([]*eval.Report, len(ahead.parts)),
 	}
 	if r.greedy() {
-		s.res.Stats.Solver = Greedy
+		s.res.Stats.Solver, s.res.Stats.Workers = Greedy, ""
 	}
 	r.objs = make([]model.Objective, len(s.parts))
 	for i, c := range s.parts {
@@ -315,7 +318,10 @@ func (s *partSearch) startPart(pi int) error {
 	if err != nil {
 		return err
 	}
-	tracef(r.start, "part %d encoded: %d variables", pi, x.e.MaxVar())
+	// Encoded with the run's deadline as it was when the encoding
+	// started; an earlier part's staticExplanations may have moved it.
+	x.deadline, x.e.Deadline = r.deadline, r.deadline
+	r.trace.f("part %d encoded: %d variables", pi, x.e.MaxVar())
 	start := x.start
 	if x.e.LinearMemory {
 		start = x.startLinear
@@ -383,7 +389,7 @@ func (s *partSearch) searchPart(pi int, x *exact, share time.Duration) error {
 	}
 	tc := time.Now()
 	x.canonicalize()
-	tracef(s.r.start, "part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
+	s.r.trace.f("part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
 	s.r.objs[pi] = x.obj
 	s.plans = append(s.plans, x.best)
 	s.levels = append(s.levels, x.levels)
@@ -414,10 +420,10 @@ func (s *partSearch) result() (*Result, error) {
 	if res.Objective != final.Objective {
 		return nil, fmt.Errorf("%w: parts add up to %v, eval says %v", ErrMismatch, res.Objective, final.Objective)
 	}
-	tracef(r.start, "parts merged and checked")
+	r.trace.f("parts merged and checked")
 	res.Levels = mergeLevels(s.levels)
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
-	tracef(r.start, "%d explanations", len(res.Explanations))
+	r.trace.f("%d explanations", len(res.Explanations))
 	res.Stats.TimeToFirst = r.first.Sub(r.start)
 	res.Stats.TimeTotal = time.Since(r.start)
 	res.Stop = stopReason(r.ctx, res, r.greedy())
@@ -506,7 +512,7 @@ func (x *exact) canonicalize() {
 	// A level 4 proved without its LP was proved by a bound at least
 	// as weak: the LP's root is at the optimum too.
 	closeLP := !x.rootLPSet || gap(x.obj[3], x.rootLP) <= canonLPGap || x.rootNonzeros >= canonInProcessNonzeros
-	tracef(x.run.start, "canonical: root LP %d (known %v, %d nonzeros), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.rootNonzeros, x.obj[3], closeLP)
+	x.run.trace.f("canonical: root LP %d (known %v, %d nonzeros), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.rootNonzeros, x.obj[3], closeLP)
 	if closeLP && x.canonicalBC() {
 		return
 	}

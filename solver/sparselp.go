@@ -52,8 +52,8 @@ type cutLoop struct {
 	// complete: the loop ended by its own rule, not by a clock.
 	complete bool
 	prober   *prober
-	start    time.Time // for traces
-	rounds   int       // separation rounds so far
+	trace    tracer
+	rounds   int // separation rounds so far
 	// caps are what a round separates, by the model's size.
 	caps cutCaps
 	// The loop's progress: LP solves so far, the best bound with its
@@ -125,12 +125,12 @@ func (cl *cutLoop) problem() *lpProblem {
 // on the relaxation alone, so a canonical re-solve can start from it),
 // or until the deadline or stop. It returns the best bound with its
 // multipliers and the rows they belong to.
-func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, traceStart time.Time, onBound func(float64, []float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
+func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, tr tracer, onBound func(float64, []float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
 	cl, ok := newCutLoop(r)
 	if !ok {
 		return math.Inf(-1), nil, nil, nil, 0, 0
 	}
-	cl.start = traceStart
+	cl.trace = tr
 	cl.run(deadline, stop, onBound)
 	return cl.best, cl.bestY, cl.bestPr, cl, cl.solves, cl.cuts
 }
@@ -148,7 +148,7 @@ func (cl *cutLoop) run(deadline time.Time, stop func() bool, onBound func(float6
 			y := cl.st.Duals()
 			pr := cl.problem()
 			b, ok := lagrangeBound(pr, y)
-			tracef(cl.start, "LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.solves-1, status, cl.st.Iterations(), b, cl.st.Rows())
+			cl.trace.f("LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.solves-1, status, cl.st.Iterations(), b, cl.st.Rows())
 			cl.improved = ok && b > cl.best+sparseStall
 			if ok && b > cl.best {
 				cl.best, cl.bestY, cl.bestPr = b, y, pr
@@ -213,7 +213,7 @@ func (cl *cutLoop) round() bool {
 	gm := gomoryCuts(cl.r, cl.rows, st, xs, cl.caps.gomory, cl.caps.gomoryLen)
 	cv := cl.r.separate(xs, cl.caps.covers)
 	cs := append(append(cv, pc...), gm...)
-	tracef(cl.start, "  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
+	cl.trace.f("  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
 	if len(cs) == 0 {
 		return false
 	}

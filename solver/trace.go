@@ -2,29 +2,61 @@ package solver
 
 import (
 	"fmt"
-	"os"
+	"io"
+	"sync"
 	"time"
 )
 
-// traceOn is set by POOLSOLVE_TRACE=1: the solver then writes one line
-// per search event (level times, worker answers, restarts) to stderr, for
+// tracer writes one line per search event (level times, worker answers,
+// restarts) to Options.Trace, stamped with the time since start, for
 // reading a run's timeline next to a profile. Lines carry no input text
-// beyond variant and node names.
-var traceOn = os.Getenv("POOLSOLVE_TRACE") == "1"
-
-// tracef writes one trace line, stamped with the time since start.
-func tracef(start time.Time, format string, args ...any) {
-	if !traceOn {
-		return
-	}
-	fmt.Fprintf(os.Stderr, "trace %8.3fs "+format+"\n", append([]any{time.Since(start).Seconds()}, args...)...)
+// beyond variant and node names. The zero tracer writes nothing.
+type tracer struct {
+	out   *traceOut
+	start time.Time
 }
 
-// traceStart is the run's start, for traces of parts built without a run
-// (tests).
-func (x *exact) traceStart() time.Time {
-	if x.run == nil {
-		return time.Now()
+// traceOut serialises lines: the LP beside a level's search and the
+// encoding goroutine trace too.
+type traceOut struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func newTracer(w io.Writer, start time.Time) tracer {
+	if w == nil {
+		return tracer{}
 	}
-	return x.run.start
+	return tracer{out: &traceOut{w: w}, start: start}
+}
+
+// on says whether lines are written, for traces whose arguments cost.
+func (t tracer) on() bool { return t.out != nil }
+
+// f writes one trace line.
+func (t tracer) f(format string, args ...any) {
+	if t.out == nil {
+		return
+	}
+	t.out.mu.Lock()
+	defer t.out.mu.Unlock()
+	fmt.Fprintf(t.out.w, "trace %8.3fs "+format+"\n", append([]any{time.Since(t.start).Seconds()}, args...)...)
+}
+
+// tracer is the run's tracer; parts built without a run (tests) trace
+// nothing.
+func (x *exact) tracer() tracer {
+	if x.run == nil {
+		return tracer{}
+	}
+	return x.run.trace
+}
+
+// options are the run's options; the zero value for parts built without
+// a run (tests).
+func (x *exact) options() Options {
+	if x.run == nil {
+		return Options{}
+	}
+	return x.run.opts
 }

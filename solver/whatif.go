@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -151,6 +152,9 @@ type WhatIf struct {
 	short    *Shortfall // the base plan's, once asked
 	// Calls counts gini calls, for benchmarks.
 	Calls int
+	// Trace, when set, gets the scenarios' search timeline, as
+	// Options.Trace does a solve's.
+	Trace io.Writer
 }
 
 // ErrUnknown marks a scenario or question that names something the pool
@@ -268,18 +272,17 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	// Diagrams built for this scenario stop at its deadline.
 	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
 	w.e.Deadline = deadline
-	t0 := time.Now()
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, start: t0, sc: sc}
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, trace: newTracer(w.Trace, time.Now()), sc: sc}
 	if err := s.warm(sc); err != nil {
 		return nil, err
 	}
-	tracef(t0, "what-if %s: warm start %v", sc.Name(), s.have)
+	s.trace.f("what-if %s: warm start %v", sc.Name(), s.have)
 	if !s.holdPins(sc, out) {
 		return out, nil
 	}
 	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
-	tracef(t0, "what-if %s: pins checked", sc.Name())
-	defer tracef(t0, "what-if %s: done", sc.Name())
+	s.trace.f("what-if %s: pins checked", sc.Name())
+	defer s.trace.f("what-if %s: done", sc.Name())
 	if err := s.run(sc); err != nil {
 		if errors.Is(err, ErrNoPlan) {
 			out.TimedOut = true
@@ -511,7 +514,7 @@ type replanSearch struct {
 	rep      eval.Report     // eval's report of best, on sp
 	have     bool
 	levels   [4]Level
-	start    time.Time
+	trace    tracer
 	ep       *model.Pool // sp with the forced lanes and routes as pins
 	sc       Scenario
 }
@@ -577,7 +580,7 @@ func (s *replanSearch) run(sc Scenario) error {
 			return err
 		}
 		s.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: s.enc[i], LowerBound: lb, BoundSource: src}
-		tracef(s.start, "what-if level %d: %d, bound %d (%s)", i+1, s.enc[i], lb, src)
+		s.trace.f("what-if level %d: %d, bound %d (%s)", i+1, s.enc[i], lb, src)
 		if i < 3 {
 			frozen = append(frozen, s.k.e.LevelBound(i, s.enc[i]))
 		}
@@ -798,12 +801,12 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 		return 0, false
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
-	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.start, nil)
+	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.trace, nil)
 	if pr == nil {
 		return 0, false
 	}
 	b := int64(math.Ceil(best-1e-6)) + r.constant + e.Linear.Offsets[3]
-	tracef(s.start, "what-if level 4 LP: bound %d after %d rounds", b, rounds)
+	s.trace.f("what-if level 4 LP: bound %d after %d rounds", b, rounds)
 	return b, true
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/poolsolve/poolsolve/cli"
+	"github.com/poolsolve/poolsolve/solver"
 )
 
 // The script tests under testdata/script are cmd/go-style txtar files: a
@@ -40,6 +41,7 @@ import (
 // as a command run from the repository's root sees them.
 
 func TestMain(m *testing.M) {
+	solver.ServeIfWorker()
 	if filepath.Base(os.Args[0]) == "poolsolve" {
 		os.Exit(cli.RunSince(time.Now(), os.Args, os.Stdin, os.Stdout, os.Stderr))
 	}

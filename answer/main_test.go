@@ -1,0 +1,15 @@
+package answer_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/poolsolve/poolsolve/solver"
+)
+
+// TestMain lets this test binary serve as the solver's PB worker, as
+// poolsolve's main does.
+func TestMain(m *testing.M) {
+	solver.ServeIfWorker()
+	os.Exit(m.Run())
+}
