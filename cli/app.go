@@ -48,6 +48,8 @@ func RunSince(start time.Time, args []string, stdin io.Reader, stdout, stderr io
 	// Messages may quote what an input holds; they leave redacted.
 	raw := stderr
 	stderr = &redactingWriter{w: stderr}
+	// "-" reads this stdin; each run starts with the default size limit.
+	lloom.SetInputs(stdin, 0)
 	app := newApp(stdin, stdout, stderr)
 	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start, rawArgsKey: args}
 	err := app.Run(flagsFirst(app, args))
