@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/urfave/cli/v2"
+
+	"github.com/poolsolve/poolsolve/internal/suggest"
 )
 
 // This file holds what every command shares as a command line: the
@@ -152,55 +154,8 @@ func noArguments(c *cli.Context) error {
 		c.Args().First(), commandPath(c), commandPath(c))}
 }
 
-// nearest is the candidate closest to s in edits, if it is close enough to
-// be a typo (at most a third of its length, at least one edit) or s is a
-// prefix of it.
-func nearest(s string, candidates []string) string {
-	best, bestD := "", 0
-	for _, cand := range candidates {
-		if len(cand) < 2 {
-			continue
-		}
-		d := editDistance(s, cand)
-		if strings.HasPrefix(cand, s) && len(s) >= 2 {
-			d = min(d, 1)
-		}
-		if best == "" || d < bestD {
-			best, bestD = cand, d
-		}
-	}
-	if best == "" || bestD > max(1, len(best)/3) {
-		return ""
-	}
-	return best
-}
-
-// editDistance counts the insertions, deletions, substitutions and swaps
-// of neighbours that turn a into b (optimal string alignment, by bytes):
-// "plna" is one edit from "plan".
-func editDistance(a, b string) int {
-	d := make([][]int, len(a)+1)
-	for i := range d {
-		d[i] = make([]int, len(b)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(a)][len(b)]
-}
+// nearest is suggest.Nearest: the flag or command meant.
+func nearest(s string, candidates []string) string { return suggest.Nearest(s, candidates) }
 
 // envVar is the environment variable that gives a flag's default:
 // POOLSOLVE_TIME_LIMIT for --time-limit.

@@ -216,7 +216,7 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 		}
 		return nil, &lloom.InputError{File: file, Msg: err.Error()}
 	}
-	return decodePolicy(doc, &tree{file: file, style: tomlPaths}, "")
+	return decodePolicy(doc, &tree{file: file, style: tomlPaths, data: data}, "")
 }
 
 // decodePolicy reads a policy from a generic TOML or JSON tree at path,
