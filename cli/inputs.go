@@ -59,6 +59,13 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	if err != nil {
 		return nil, err
 	}
+	if in.Config != nil && len(in.Config.Typos) > 0 {
+		// Warnings: LLooM starts with such a key, ignoring it.
+		fleet.Locate(in.Config.Typos)
+		for _, p := range in.Config.Typos {
+			fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s\n", p.Error())
+		}
+	}
 	if err := reportProblems(c, in.Validate()); err != nil {
 		return nil, err
 	}
