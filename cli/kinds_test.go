@@ -54,3 +54,34 @@ func TestValidateWarnsOfMisspeltKeysAndRefusesAFileOfTheWrongKind(t *testing.T) 
 		})
 	}
 }
+
+func TestValidateStopsWherePlanFindsNoPlanForAPin(t *testing.T) {
+	data, err := os.ReadFile("../examples/spark-fleet/config.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// "cluster" misspelt: LLooM ignores the block, the pool is one node
+	// "local", and the keepWarm pins on spark-node-03 cannot hold.
+	config := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(config, []byte(strings.Replace(string(data), `"cluster":`, `"cluser":`, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--config", config, "--policy", "../examples/spark-fleet/pool.toml", "--profiles", "../examples/spark-fleet/profiles"}
+	code, _, errOut := run(t, append([]string{"plan", "--quiet"}, args...)...)
+	if code != ExitInfeasible {
+		t.Fatalf("plan exits %d, want %d (no plan)\n%s", code, ExitInfeasible, errOut)
+	}
+	code, _, errOut = run(t, append([]string{"validate"}, args...)...)
+	if code != ExitBadInput {
+		t.Fatalf("validate exits %d where plan finds no plan, want %d\n%s", code, ExitBadInput, errOut)
+	}
+	for _, want := range []string{
+		`key "cluser" is not LLooM's, which ignores it; did you mean "cluster"?`,
+		`poolsolve: keepWarm spark03-stt: spark03-stt cannot run on spark-node-03: node spark-node-03 is not in the pool`,
+		`pin(s) that no placement can hold: plan would find no plan`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("validate's stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
