@@ -308,12 +308,18 @@ func FuzzLoadPolicy(f *testing.F) {
 	f.Add([]byte("[[pins]]\nalias = \"a\"\nroute = \"b\"\n"))
 	f.Add([]byte("[solver]\ntimeLimit = \"1h\"\nseed = 9007199254740991\n"))
 	f.Add([]byte("x = [1, 2.5, \"s\", true, 1979-05-27]\n"))
+	f.Add([]byte("[objectiv]\nchurnWeight = 1\n[[pins]]\n  runtme = \"a\"\n"))
+	f.Add([]byte("objective . \"churnWieght\" = 1 # x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePolicy(data, "pool.toml")
 		if err != nil {
 			var ie *lloom.InputError
 			if !errors.As(err, &ie) || ie.File != "pool.toml" {
 				t.Fatalf("error %v (%T) does not name the file", err, err)
+			}
+			// A line given is one of the file's.
+			if lines := bytes.Count(data, []byte("\n")) + 1; ie.Line < 0 || ie.Line > lines || ie.Line > 0 && ie.Col < 1 {
+				t.Fatalf("error at %d:%d, the file has %d lines: %v", ie.Line, ie.Col, lines, err)
 			}
 			return
 		}

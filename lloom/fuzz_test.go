@@ -100,6 +100,12 @@ func FuzzParseConfig(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// A misspelt key is one the document holds, at the path named.
+		for _, p := range cfg.Typos {
+			if _, exact, ferr := jsonpos.Find(data, p.Path); ferr != nil || !exact || p.File != "fuzz.json" {
+				t.Fatalf("typo %v: its path is not in the document (%v)", p, ferr)
+			}
+		}
 		_ = cfg.Validate()
 		current := cfg.CurrentNodeID("")
 		for id, rt := range cfg.Runtimes {
