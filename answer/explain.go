@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
@@ -248,6 +249,8 @@ func WriteExplainText(w io.Writer, ex *Explain) error {
 	if ex == nil {
 		return errNil
 	}
+	// Ids come from the inputs: escaped as plan's text escapes them.
+	ex = printable.Copy(ex)
 	var t text
 	t.line("poolsolve explain — " + ex.Question + ". A dry run.")
 	proof := "every level proved optimal"

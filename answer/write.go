@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/poolsolve/poolsolve/internal/printable"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 )
@@ -61,6 +62,8 @@ func WriteResilienceText(w io.Writer, r *Report) error {
 	if r == nil {
 		return errNil
 	}
+	// Ids come from the inputs: escaped as plan's text escapes them.
+	r = printable.Copy(r)
 	var t text
 	t.line("poolsolve resilience — each scenario re-planned from the base plan. A dry run.")
 	base := fmt.Sprintf("Base plan: objective %v, %s", r.Base.Objective, proofText(r.Base.Levels))

@@ -51,8 +51,14 @@ func RunSince(start time.Time, args []string, stdin io.Reader, stdout, stderr io
 	// Messages may quote what an input holds; they leave redacted.
 	raw := stderr
 	stderr = &redactingWriter{w: stderr}
+	// "-" reads this stdin; each run starts with the default size limit.
+	lloom.SetInputs(stdin, 0)
 	app := newApp(stdin, stdout, stderr)
 	app.Metadata = map[string]any{rawStderrKey: raw, startKey: start, rawArgsKey: args}
+	if len(args) >= 1 && args[len(args)-1] == completeFlag {
+		completeWords(app, args[1:len(args)-1], stdout)
+		return ExitOK
+	}
 	err := app.Run(flagsFirst(app, args))
 	if err == nil {
 		return ExitOK
@@ -127,8 +133,6 @@ Examples:
 		// --pin RUNTIME=NODE,NODE carries commas of its own; repeat a
 		// flag instead of comma-separating it.
 		DisableSliceFlagSeparator: true,
-		EnableBashCompletion:      true,
-		BashComplete:              complete,
 		// Errors are printed once, by Run, with their exit code; urfave's
 		// own handler would exit the process.
 		ExitErrHandler: func(*cli.Context, error) {},
@@ -152,7 +156,6 @@ Examples:
 	}
 	for _, cmd := range app.Commands {
 		cmd.OnUsageError = usageError
-		cmd.BashComplete = complete
 		if cmd.Before == nil && cmd.Name != "completion" {
 			cmd.Before = noArguments
 		}

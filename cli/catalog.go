@@ -222,6 +222,11 @@ and what was expected. A file it cannot read (missing, not well-formed JSON
 or TOML, a value of the wrong type, an unknown pool.toml key) stops the
 reading there, with that one error: what it holds cannot be checked.
 
+It also refuses a pin that no placement can hold, where plan would find no
+plan (exit 3), and a file of another kind (a bundle as --config, a plan as
+--fleet), naming the flag that takes it. A config key one edit from one
+LLooM reads ("cluser", "memoryGB") is a warning: LLooM ignores it.
+
 Exit codes:
    0  the inputs are sound
    2  bad flags, or problems in the inputs (each printed on stderr)
@@ -235,8 +240,17 @@ Examples:
 		Action: func(c *cli.Context) error {
 			// The same path as every other command: loading validates,
 			// building the pool checks pins, cordons and the profile.
-			if _, _, err := buildCatalog(c, nil); err != nil {
+			_, cat, err := buildCatalog(c, nil)
+			if err != nil {
 				return err
+			}
+			// A pin no placement can hold leaves plan no plan (exit 3);
+			// the same eligibility rules say so without a search.
+			if ps := model.PinProblems(cat.Pool); len(ps) > 0 {
+				for _, p := range ps {
+					fmt.Fprintf(c.App.ErrWriter, "poolsolve: %s\n", p)
+				}
+				return badInput("%d pin(s) that no placement can hold: plan would find no plan", len(ps))
 			}
 			fmt.Fprintln(c.App.Writer, "inputs are valid")
 			return nil

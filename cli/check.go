@@ -4,14 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/poolsolve/poolsolve/eval"
-	"github.com/poolsolve/poolsolve/internal/jsonpos"
 	"github.com/poolsolve/poolsolve/internal/printable"
+	"github.com/poolsolve/poolsolve/lloom"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -75,15 +74,18 @@ func runCheck(c *cli.Context) error {
 	if err := checkFormat(format); err != nil {
 		return err
 	}
+	if err := applyInputLimit(c); err != nil {
+		return err
+	}
 	file := c.String("plan")
 	if file == "" {
 		return badInput("--plan FILE is required: the plan to check")
 	}
-	data, err := os.ReadFile(file)
+	data, err := lloom.ReadInput(file)
 	if err != nil {
-		return badInput("--plan: %w", err)
+		return inputErr(fmt.Errorf("--plan: %w", err))
 	}
-	doc, err := eval.ReadPlan(file, jsonpos.TrimBOM(data))
+	doc, err := eval.ReadPlan(file, data)
 	if err != nil {
 		return inputErr(err)
 	}

@@ -63,6 +63,9 @@ func TestTextOutputEscapesWhatATerminalWouldActOn(t *testing.T) {
 		{"plan text", []string{"plan", "--fleet", fleet}, `\x1b]0;PWNED\an01\u202e10-edon`},
 		{"catalog text", []string{"catalog", "--fleet", fleet}, `q\x1b[31mRED\x00\n+1 x1 >= 1 ;\nx`},
 		{"check text", []string{"check", "--fleet", fleet, "--plan", planFile}, "valid"},
+		{"resilience text", []string{"resilience", "--fleet", fleet, "--scenario", "\x1b]0;PWNED\an01\u202e10-edon", "--replan-limit", "2s"}, `\x1b]0;PWNED\an01\u202e10-edon`},
+		{"explain text of a route", []string{"explain", "q38\u009b2Jfn", "--fleet", fleet}, `q38\u009b2Jfn`},
+		{"explain text of a lane", []string{"explain", "q\x1b[31mRED\x00\n+1 x1 >= 1 ;\nx", "--node", "\x1b]0;PWNED\an01\u202e10-edon", "--fleet", fleet}, `\x1b]0;PWNED\an01\u202e10-edon`},
 		{"a problem on stderr", []string{"plan", "--fleet", fleet, "--cordon", "q38\u009b2Jfn\u202e"}, `q38\u009b2Jfn\u202e`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

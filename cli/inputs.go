@@ -34,6 +34,7 @@ func inputFlags() []cli.Flag {
 		&cli.StringFlag{Name: "api-key-env", EnvVars: envVars("api-key-env"), Usage: "environment variable `NAME` holding the gateway's admin key (default: the config's cluster.apiKeyEnv)", Category: cat},
 		&cli.DurationFlag{Name: "gateway-timeout", Value: gateway.DefaultTimeout, Usage: "with --gateway: read the whole live fleet within `DURATION`; each node is also asked directly within half of it, so one that hangs costs half", DefaultText: "5s, at most 4/5 of --time-limit where the command searches", Category: cat},
 		&cli.StringFlag{Name: "lloom-version", Usage: "the LLooM release that reads the config (`VERSION`, e.g. 0.2.3; default: what a --gateway reports or its answers show): route aliases as it does, warn about what it refuses or does not read", Category: cat},
+		maxInputSizeFlag(),
 		&cli.StringFlag{Name: "demand-history", Usage: "poolsolve's demand history `FILE`: how each gateway's requests split over aliases, reading by reading; a live run adds its reading (read more often than every 50 requests per gateway and the split is exact)", TakesFile: true, Category: cat},
 	}
 }
@@ -57,6 +58,13 @@ func loadInputs(c *cli.Context) (*fleet.Inputs, error) {
 	in, err := readInputs(c)
 	if err != nil {
 		return nil, err
+	}
+	if in.Config != nil && len(in.Config.Typos) > 0 {
+		// Warnings: LLooM starts with such a key, ignoring it.
+		fleet.Locate(in.Config.Typos)
+		for _, p := range in.Config.Typos {
+			fmt.Fprintf(c.App.ErrWriter, "poolsolve: warning: %s\n", p.Error())
+		}
 	}
 	if err := reportProblems(c, in.Validate()); err != nil {
 		return nil, err
@@ -135,8 +143,32 @@ func inputString(c *cli.Context, name string) string {
 	return c.String(name)
 }
 
+// maxInputSizeFlag bounds every input file; "-" as a FILE reads standard
+// input.
+func maxInputSizeFlag() cli.Flag {
+	return &cli.StringFlag{Name: "max-input-size", EnvVars: envVars("max-input-size"), Value: lloom.FormatBytes(lloom.DefaultMaxInputBytes),
+		Usage: "refuse an input file larger than `SIZE` (bytes, or with KiB, MiB, GiB); a FILE of - reads standard input", Category: "Inputs"}
+}
+
+// applyInputLimit sets the size limit of every input file from
+// --max-input-size.
+func applyInputLimit(c *cli.Context) error {
+	if !c.IsSet("max-input-size") {
+		return nil
+	}
+	n, err := lloom.ParseBytes(c.String("max-input-size"))
+	if err != nil {
+		return badInput("%s %q: %v", flagLabel(c, "max-input-size"), c.String("max-input-size"), err)
+	}
+	lloom.SetInputs(c.App.Reader, n)
+	return nil
+}
+
 // readInputs reads the fleet without validating it.
 func readInputs(c *cli.Context) (*fleet.Inputs, error) {
+	if err := applyInputLimit(c); err != nil {
+		return nil, err
+	}
 	yieldEnvInputs(c)
 	if inputString(c, "gateway") != "" {
 		return loadLive(c)

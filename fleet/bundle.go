@@ -99,6 +99,11 @@ func present(doc *jsonpos.Value, k string) *jsonpos.Value {
 func (b *bundleReader) read(doc *jsonpos.Value) error {
 	in := b.in
 	t := &tree{style: jsonPaths}
+	if s := doc.Get("schema"); s == nil || s.Kind != jsonpos.String || s.Text != BundleSchema {
+		if kind := kindOf(doc); kind != "" {
+			return b.fail(doc, "$", "this is %s, not a fleet bundle", kind)
+		}
+	}
 	if err := b.object(doc, "$", "a fleet bundle object", bundleKeys); err != nil {
 		return err
 	}
@@ -134,6 +139,9 @@ func (b *bundleReader) read(doc *jsonpos.Value) error {
 	}
 	if err := b.sub(v, "$.config", func(d []byte) error { return readConfig(in, d, b.file) }); err != nil {
 		return err
+	}
+	for _, p := range in.Config.Typos {
+		p.Path = "$.config" + strings.TrimPrefix(p.Path, jsonpos.Root)
 	}
 	in.setSource("config", b.src("$.config"))
 

@@ -38,6 +38,12 @@ func parseCanonical[T any](data []byte, file string, parse func([]byte, string) 
 }
 
 func readConfig(in *Inputs, data []byte, file string) error {
+	if doc, err := parseSpans(data, file); err == nil && doc.Get("schema") != nil {
+		if kind := kindOf(doc); kind != "" {
+			line, col := jsonpos.Position(data, doc.Start)
+			return &lloom.InputError{File: file, Line: line, Col: col, Path: jsonpos.Root, Msg: "this is " + kind + ", not LLooM's config.json"}
+		}
+	}
 	cfg, raw, err := parseCanonical(data, file, lloom.ParseConfig)
 	if err != nil {
 		return err

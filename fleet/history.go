@@ -136,7 +136,7 @@ func ParseDemandHistory(data []byte, file string) (*DemandHistory, error) {
 // LoadDemandHistory reads path; a file that does not exist yet is an
 // empty history.
 func LoadDemandHistory(path string) (*DemandHistory, error) {
-	data, err := os.ReadFile(path)
+	data, err := lloom.ReadInput(path)
 	if os.IsNotExist(err) {
 		return &DemandHistory{Schema: HistorySchema}, nil
 	}

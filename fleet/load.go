@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"path/filepath"
@@ -129,10 +128,7 @@ func Load(src Sources) (*Inputs, error) {
 }
 
 // readFile reads an input file, less a byte order mark before the value.
-func readFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	return jsonpos.TrimBOM(data), err
-}
+func readFile(path string) ([]byte, error) { return lloom.ReadInput(path) }
 
 func (in *Inputs) loadProfiles(dir string) error {
 	entries, err := os.ReadDir(dir)
@@ -145,17 +141,11 @@ func (in *Inputs) loadProfiles(dir string) error {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
-		f, err := os.Open(path)
+		data, err := lloom.ReadProfileInput(path)
 		if err != nil {
 			return err
 		}
-		// One byte over the limit is enough for lloom to refuse the file.
-		data, err := io.ReadAll(io.LimitReader(f, lloom.MaxProfileBytes+1))
-		f.Close()
-		if err != nil {
-			return err
-		}
-		p, raw, err := readProfile(jsonpos.TrimBOM(data), path, name)
+		p, raw, err := readProfile(data, path, name)
 		if err != nil {
 			return err
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -193,7 +192,7 @@ func (p *Policy) Settings() model.Settings {
 
 // LoadPolicy reads a pool.toml file; errors name it as path.
 func LoadPolicy(path string) (*Policy, error) {
-	data, err := os.ReadFile(path)
+	data, err := lloom.ReadInput(path)
 	if err != nil {
 		return nil, err
 	}
@@ -217,7 +216,7 @@ func ParsePolicy(data []byte, file string) (*Policy, error) {
 		}
 		return nil, &lloom.InputError{File: file, Msg: err.Error()}
 	}
-	return decodePolicy(doc, &tree{file: file, style: tomlPaths}, "")
+	return decodePolicy(doc, &tree{file: file, style: tomlPaths, data: data}, "")
 }
 
 // decodePolicy reads a policy from a generic TOML or JSON tree at path,

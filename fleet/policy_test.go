@@ -124,15 +124,21 @@ func TestParsePolicyErrorsNameTheKeyAndTheExpectation(t *testing.T) {
 		toml string
 		want string
 	}{
-		{"a misspelt key is named in full",
+		{"a misspelt key is named in full, at its line, with the key meant",
 			"[objective]\nchurnWieght = 2\n",
-			`pool.toml: unknown key "objective.churnWieght"`},
-		{"an unknown table is named",
+			`pool.toml:2:1: unknown key "objective.churnWieght"; did you mean "churnWeight"?`},
+		{"an unknown table is named at its header",
 			"[solvr]\nseed = 2\n",
-			`pool.toml: unknown key "solvr"`},
-		{"an unknown key inside a pin names the pin",
-			"[[pins]]\nruntime = \"a\"\n[[pins]]\nruntme = \"b\"\n",
-			`pool.toml: unknown key "pins[1].runtme"`},
+			`pool.toml:1:1: unknown key "solvr"; did you mean "solver"?`},
+		{"an unknown key inside a pin names the pin and its line",
+			"[[pins]]\nruntime = \"a\"\n[[pins]]\n  runtme = \"b\"\n",
+			`pool.toml:4:3: unknown key "pins[1].runtme"; did you mean "runtime"?`},
+		{"a dotted key is found on its line",
+			"headroomGb = 4\n\nobjective.churnWieght = 2\n",
+			`pool.toml:3:1: unknown key "objective.churnWieght"; did you mean "churnWeight"?`},
+		{"a key far from every known one gets no suggestion",
+			"[objective]\nzzz = 1\n",
+			`pool.toml:2:1: unknown key "objective.zzz"`},
 		{"a negative headroom names the bound",
 			"headroomGb = -4\n",
 			`pool.toml: headroomGb: expected a number >= 0, got number -4`},
@@ -255,7 +261,7 @@ func TestPolicyAsJSONNamesJSONPaths(t *testing.T) {
 	tests := []struct {
 		json, want string
 	}{
-		{`{"objective":{"churnWieght":1}}`, `f.json: $.policy.objective: unknown key "churnWieght"`},
+		{`{"objective":{"churnWieght":1}}`, `f.json: $.policy.objective: unknown key "churnWieght"; did you mean "churnWeight"?`},
 		{`{"slo":{"q38fn":{"firstTokenMs":-1}}}`, `f.json: $.policy.slo["q38fn"].firstTokenMs: expected a number >= 0, got number -1`},
 		{`{"pins":[{"runtime":"a"},null]}`, `f.json: $.policy.pins[1]: expected a value, got null`},
 		{`[]`, `f.json: $.policy: expected an object, got an array`},
@@ -302,12 +308,18 @@ func FuzzLoadPolicy(f *testing.F) {
 	f.Add([]byte("[[pins]]\nalias = \"a\"\nroute = \"b\"\n"))
 	f.Add([]byte("[solver]\ntimeLimit = \"1h\"\nseed = 9007199254740991\n"))
 	f.Add([]byte("x = [1, 2.5, \"s\", true, 1979-05-27]\n"))
+	f.Add([]byte("[objectiv]\nchurnWeight = 1\n[[pins]]\n  runtme = \"a\"\n"))
+	f.Add([]byte("objective . \"churnWieght\" = 1 # x\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParsePolicy(data, "pool.toml")
 		if err != nil {
 			var ie *lloom.InputError
 			if !errors.As(err, &ie) || ie.File != "pool.toml" {
 				t.Fatalf("error %v (%T) does not name the file", err, err)
+			}
+			// A line given is one of the file's.
+			if lines := bytes.Count(data, []byte("\n")) + 1; ie.Line < 0 || ie.Line > lines || ie.Line > 0 && ie.Col < 1 {
+				t.Fatalf("error at %d:%d, the file has %d lines: %v", ie.Line, ie.Col, lines, err)
 			}
 			return
 		}

@@ -117,24 +117,27 @@ func rebase(err error, file, at string, whole []byte, base int, sub []byte) erro
 // in what is not a regular JSON file (a gateway answer, pool.toml's
 // keys) are left as they are.
 func Locate(ps lloom.Problems) {
-	files := map[string][]byte{}
+	// One Finder a file: thousands of problems in one file read it once.
+	files := map[string]*jsonpos.Finder{}
 	for _, p := range ps {
 		if p.Line > 0 || p.File == "" || !strings.HasPrefix(p.Path, jsonpos.Root) {
 			continue
 		}
-		data, seen := files[p.File]
+		f, seen := files[p.File]
 		if !seen {
 			// Only a regular file can be read twice (not a pipe).
 			if st, err := os.Stat(p.File); err == nil && st.Mode().IsRegular() {
-				data, _ = readFile(p.File)
+				if data, err := readFile(p.File); err == nil {
+					f = jsonpos.NewFinder(data)
+				}
 			}
-			files[p.File] = data
+			files[p.File] = f
 		}
-		if data == nil {
+		if f == nil {
 			continue
 		}
-		if off, _, err := jsonpos.Find(data, p.Path); err == nil {
-			p.Line, p.Col = jsonpos.Position(data, off)
+		if off, _, err := f.Find(p.Path); err == nil {
+			p.Line, p.Col = f.Position(off)
 		}
 	}
 }

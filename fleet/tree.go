@@ -14,6 +14,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
+	"github.com/poolsolve/poolsolve/internal/suggest"
 	"github.com/poolsolve/poolsolve/lloom"
 )
 
@@ -37,6 +38,8 @@ type tree struct {
 	file  string
 	style pathStyle
 	err   *lloom.InputError
+	// data is the TOML text, when there is one, to find a key's line.
+	data []byte
 }
 
 // treeDecoder is implemented by types that read a value themselves.
@@ -95,12 +98,71 @@ func (t *tree) object() string {
 
 // unknownKey reports a key no field takes. TOML messages name the whole
 // dotted key, as an operator would search for it in pool.toml.
-func (t *tree) unknownKey(path, k string) {
+func (t *tree) unknownKey(path, k string, known []string) {
+	hint := ""
+	if s := suggest.Nearest(k, known); s != "" {
+		hint = fmt.Sprintf("; did you mean %q?", s)
+	}
 	if t.style == tomlPaths {
-		t.failf("", "unknown key %q", t.field(path, k))
+		full := t.field(path, k)
+		t.failf("", "unknown key %q%s", full, hint)
+		if t.err != nil && t.data != nil {
+			t.err.Line, t.err.Col = tomlKeyPosition(t.data, full)
+		}
 		return
 	}
-	t.failf(path, "unknown key %q", k)
+	t.failf(path, "unknown key %q%s", k, hint)
+}
+
+// tomlKeyPosition is where the dotted key full is written in TOML text:
+// as a table header or as a key under one; 0, 0 when it cannot be found
+// (a key in an inline table).
+func tomlKeyPosition(data []byte, full string) (line, col int) {
+	table := ""
+	arrays := map[string]int{} // [[name]] tables seen, by name
+	for i, text := range strings.Split(string(data), "\n") {
+		trimmed := strings.TrimSpace(text)
+		indent := len(text) - len(strings.TrimLeft(text, " \t"))
+		if strings.HasPrefix(trimmed, "[") {
+			name := strings.Trim(strings.TrimSpace(strings.SplitN(trimmed, "#", 2)[0]), "[] \t")
+			table = normalKey(name)
+			if strings.HasPrefix(trimmed, "[[") {
+				table, arrays[table] = fmt.Sprintf("%s[%d]", table, arrays[table]), arrays[table]+1
+			}
+			if table == full {
+				return i + 1, indent + 1
+			}
+			continue
+		}
+		k, _, ok := strings.Cut(trimmed, "=")
+		if !ok || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		key := normalKey(k)
+		if table != "" {
+			key = table + "." + key
+		}
+		if key == full || strings.HasPrefix(full, key+".") {
+			return i + 1, indent + 1
+		}
+	}
+	return 0, 0
+}
+
+// normalKey spells a TOML key as toml.Key's String does: parts split on
+// dots, each trimmed, quoted only where it must be.
+func normalKey(k string) string {
+	var parts toml.Key
+	for _, p := range strings.Split(k, ".") {
+		p = strings.TrimSpace(p)
+		if uq, err := strconv.Unquote(p); err == nil {
+			p = uq
+		} else {
+			p = strings.Trim(p, "'")
+		}
+		parts = append(parts, p)
+	}
+	return parts.String()
 }
 
 // decode copies v into rv. A missing or null value leaves rv as it was,
@@ -208,7 +270,7 @@ func (t *tree) decode(v any, path string, rv reflect.Value, tag fieldTag) {
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			f, ok := info[k]
 			if !ok {
-				t.unknownKey(path, k)
+				t.unknownKey(path, k, slices.Sorted(maps.Keys(info)))
 				return
 			}
 			t.decode(m[k], t.field(path, k), rv.Field(f.index), f.tag)

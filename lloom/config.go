@@ -18,6 +18,9 @@ import (
 type Config struct {
 	// File is the name ParseConfig was given; Validate reports it.
 	File string `json:"-"`
+	// Typos are the keys LLooM ignores that are one edit from one it
+	// reads ("cluser", "memoryGB"): warnings, since LLooM starts anyway.
+	Typos Problems `json:"-"`
 
 	Cluster       Cluster            `json:"cluster"`
 	Runtimes      map[string]Runtime `json:"runtimes,omitempty"`
@@ -531,6 +534,8 @@ func ParseConfig(data []byte, file string) (*Config, error) {
 	cfg.File = file
 	return cfg, nil
 }
+
+func (c *Config) keepTypos(p Problems) { c.Typos = p }
 
 // LoadConfig reads and parses the config.json at path.
 func LoadConfig(path string) (*Config, error) {

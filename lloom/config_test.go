@@ -755,3 +755,44 @@ func TestEnvironmentValuesAreTextAsForSpawnedProcesses(t *testing.T) {
 		t.Errorf("error = %v", err)
 	}
 }
+
+func TestAKeyOneEditFromLLooMsIsWarnedWithTheKeyMeant(t *testing.T) {
+	for _, tc := range []struct {
+		name, config string
+		want         []string
+	}{
+		{"a misspelt top-level block", `{"cluser": {"nodes": {}}}`,
+			[]string{`$.cluser: key "cluser" is not LLooM's, which ignores it; did you mean "cluster"?`}},
+		{"a unit in the wrong case", `{"cluster": {"nodes": {"a": {"resources": {"memoryGB": 64}}}}}`,
+			[]string{`$.cluster.nodes["a"].resources.memoryGB: key "memoryGB" is not LLooM's, which ignores it; did you mean "memoryGb"?`}},
+		{"two letters swapped", `{"runtimes": {"r": {"nodee": "a", "enabeld": true}}}`,
+			[]string{`$.runtimes["r"].enabeld: key "enabeld" is not LLooM's, which ignores it; did you mean "enabled"?`,
+				`$.runtimes["r"].nodee: key "nodee" is not LLooM's, which ignores it; did you mean "node"?`}},
+		{"a key far from every known one is LLooM's business", `{"somethingElse": 1, "ui": {}}`, nil},
+		{"map keys are names, not keys", `{"aliases": {"clustr": {"members": ["m"]}}}`, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg, err := ParseConfig([]byte(tc.config), "config.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, p := range cfg.Typos {
+				got = append(got, p.Path+": "+p.Msg)
+			}
+			slices.Sort(got)
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("typos\n%q\nwant\n%q", got, tc.want)
+			}
+		})
+	}
+	for _, f := range []string{"testdata/lloom-gateway-0.2.3/config.json", "testdata/lloom-0.2.3-routing/config.json", "testdata/fleet/config.json"} {
+		cfg, err := LoadConfig(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(cfg.Typos) > 0 {
+			t.Errorf("%s, a real config, is warned: %v", f, cfg.Typos)
+		}
+	}
+}

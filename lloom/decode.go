@@ -3,13 +3,16 @@ package lloom
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
+	"github.com/poolsolve/poolsolve/internal/suggest"
 )
 
 // decoder copies a value tree into Go values, following the json struct
@@ -22,6 +25,8 @@ type decoder struct {
 	file string
 	data []byte
 	err  *InputError
+	// typos are keys no field takes that are one edit from one that does.
+	typos Problems
 }
 
 // valueDecoder is implemented by types that accept more than one JSON shape
@@ -51,15 +56,22 @@ func decodeDocument(data []byte, file string, out any) (*jsonpos.Value, error) {
 	return tree, nil
 }
 
-// decodeTree decodes an already parsed tree into out, a pointer.
+// decodeTree decodes an already parsed tree into out, a pointer. A
+// document that keeps its misspelt keys (typoKeeper) is given them.
 func decodeTree(tree *jsonpos.Value, data []byte, file string, out any) error {
 	d := &decoder{file: file, data: data}
 	d.decode(tree, jsonpos.Root, reflect.ValueOf(out).Elem())
 	if d.err != nil {
 		return d.err
 	}
+	if k, ok := out.(typoKeeper); ok {
+		k.keepTypos(d.typos)
+	}
 	return nil
 }
+
+// typoKeeper is a document that reports its misspelt keys as warnings.
+type typoKeeper interface{ keepTypos(Problems) }
 
 func (d *decoder) failf(v *jsonpos.Value, path, format string, args ...any) {
 	if d.err != nil {
@@ -188,6 +200,10 @@ func (d *decoder) decodeStruct(v *jsonpos.Value, path string, rv reflect.Value) 
 			d.decode(m.Value, jsonpos.Field(path, m.Key), rv.Field(i))
 			continue
 		}
+		if s := suggest.OneEdit(m.Key, info.names); s != "" {
+			d.typos = append(d.typos, &InputError{File: d.file, Path: jsonpos.Field(path, m.Key),
+				Msg: fmt.Sprintf("key %q is not LLooM's, which ignores it; did you mean %q?", m.Key, s)})
+		}
 		if info.rest >= 0 {
 			rest := rv.Field(info.rest)
 			if rest.IsNil() {
@@ -217,6 +233,7 @@ func parseInt(s string) (int64, bool) {
 
 type structInfo struct {
 	byName map[string]int
+	names  []string // byName's keys, sorted
 	rest   int
 }
 
@@ -245,6 +262,7 @@ func structFields(t reflect.Type) *structInfo {
 		}
 		info.byName[name] = i
 	}
+	info.names = slices.Sorted(maps.Keys(info.byName))
 	structCache.Store(t, info)
 	return info
 }

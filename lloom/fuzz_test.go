@@ -9,7 +9,11 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
 
 // The fuzz targets check that no input makes a parser panic, that every
@@ -96,6 +100,12 @@ func FuzzParseConfig(f *testing.F) {
 		checkErr(t, err)
 		if err != nil {
 			return
+		}
+		// A misspelt key is one the document holds, at the path named.
+		for _, p := range cfg.Typos {
+			if _, exact, ferr := jsonpos.Find(data, p.Path); ferr != nil || !exact || p.File != "fuzz.json" {
+				t.Fatalf("typo %v: its path is not in the document (%v)", p, ferr)
+			}
 		}
 		_ = cfg.Validate()
 		current := cfg.CurrentNodeID("")
@@ -268,5 +278,34 @@ func FuzzNormalizeArch(f *testing.F) {
 			t.Fatalf("NormalizeArch is not idempotent: %q -> %q -> %q", s, n, NormalizeArch(n))
 		}
 		InferFromLaunch([]string{s, "--tp", s}, map[string]string{"TORCH_CUDA_ARCH_LIST": s}, []string{"-e", s})
+	})
+}
+
+// FuzzCheckUTF8: any input is refused exactly when it is not UTF-8, at
+// the line and column of its first bad byte.
+func FuzzCheckUTF8(f *testing.F) {
+	f.Add([]byte("{\"id\": \"a\xffb\"}"))
+	f.Add([]byte("line one\nlin\xc3"))
+	f.Add([]byte("caf\xc3\xa9"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		err := CheckUTF8(data, "f.json")
+		if (err == nil) != utf8.Valid(data) {
+			t.Fatalf("CheckUTF8(%q) = %v, utf8.Valid says %v", data, err, utf8.Valid(data))
+		}
+		if err == nil {
+			return
+		}
+		ie := err.(*InputError)
+		off := -1
+		for i, r := range string(data) {
+			if r == utf8.RuneError && !strings.HasPrefix(string(data[i:]), "\uFFFD") {
+				off = i
+				break
+			}
+		}
+		line, col := jsonpos.Position(data, off)
+		if ie.Line != line || ie.Col != col {
+			t.Fatalf("CheckUTF8(%q) at %d:%d, the first bad byte is at %d:%d", data, ie.Line, ie.Col, line, col)
+		}
 	})
 }

@@ -3,7 +3,6 @@ package lloom
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
 )
@@ -14,10 +13,7 @@ import (
 // the Go types by decode.go, which knows the path of every value it visits.
 
 // readInput reads an input file, less a byte order mark before the value.
-func readInput(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
-	return jsonpos.TrimBOM(data), err
-}
+func readInput(path string) ([]byte, error) { return ReadInput(path) }
 
 // parseTree reads exactly one JSON value from data.
 func parseTree(data []byte, file string) (*jsonpos.Value, error) {

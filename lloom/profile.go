@@ -2,9 +2,7 @@ package lloom
 
 import (
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -96,16 +94,11 @@ func ParseProfile(data []byte, file string) (*Profile, error) {
 // LoadProfile reads and parses the fleet profile at path, reading no more
 // than the size limit allows.
 func LoadProfile(path string) (*Profile, error) {
-	f, err := os.Open(path)
+	data, err := ReadProfileInput(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxProfileBytes+1))
-	if err != nil {
-		return nil, err
-	}
-	return ParseProfile(jsonpos.TrimBOM(data), path)
+	return ParseProfile(data, path)
 }
 
 // Validate checks the profile on its own and, when cfg is not nil, against

@@ -341,10 +341,12 @@ func (c *Config) expandAliasIn(models map[string]bool, id string, members []stri
 		return nil, fmt.Errorf("unknown alias %q", id)
 	}
 	var leaves []string
+	seen := map[string]bool{}
 	var expand func(id string, path []string, override []string) error
 	visit := func(member string, path []string) error {
 		if _, isAlias := c.Aliases[member]; !isAlias || models[member] && member == path[len(path)-1] {
-			if !slices.Contains(leaves, member) {
+			if !seen[member] {
+				seen[member] = true
 				leaves = append(leaves, member)
 			}
 			return nil
@@ -361,8 +363,12 @@ func (c *Config) expandAliasIn(models map[string]bool, id string, members []stri
 			list, suspended = override, nil
 		}
 		path = append(slices.Clone(path), id)
+		skip := map[string]bool{}
+		if !includeSuspended {
+			skip = setOf(suspended)
+		}
 		for _, m := range uniqueStrings(list) {
-			if !includeSuspended && slices.Contains(suspended, m) {
+			if skip[m] {
 				continue
 			}
 			if err := visit(m, path); err != nil {

@@ -2,7 +2,6 @@ package lloom
 
 import (
 	"encoding/json"
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -109,9 +108,32 @@ func ptr[T any](v T) *T { return &v }
 // uniqueStrings returns the non-empty strings of s without repeats, in order.
 func uniqueStrings(s []string) []string {
 	var out []string
+	seen := make(map[string]bool, len(s))
 	for _, x := range s {
-		if x != "" && !slices.Contains(out, x) {
+		if x != "" && !seen[x] {
+			seen[x] = true
 			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// setOf is s as a set, for lookups in lists that may be long.
+func setOf(s []string) map[string]bool {
+	out := make(map[string]bool, len(s))
+	for _, x := range s {
+		out[x] = true
+	}
+	return out
+}
+
+// firstIndex maps each string of s to where it first appears, so that a
+// repeat is found in one pass.
+func firstIndex(s []string) map[string]int {
+	out := make(map[string]int, len(s))
+	for i, x := range s {
+		if _, ok := out[x]; !ok {
+			out[x] = i
 		}
 	}
 	return out

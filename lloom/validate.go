@@ -36,9 +36,9 @@ type configValidator struct {
 	cfg       *Config
 	p         *problems
 	current   string
-	modelByID map[string]Model // including federated ones
-	modelIDs  map[string]bool  // modelByID's keys, for expandAliasIn
-	backends  map[string]bool  // including federated ones
+	modelByID map[string]Model           // including federated ones
+	kindsOf   map[string]map[string]bool // each alias's model kinds; nil while expanding it
+	backends  map[string]bool            // including federated ones
 }
 
 func (v *configValidator) federated() {
@@ -277,23 +277,25 @@ func (v *configValidator) aliases() {
 		if len(a.Members) == 0 {
 			v.p.add(mp, "an alias needs at least one member")
 		}
+		// Sets, not list scans: one alias may list many thousand members.
+		first, members, optional := firstIndex(a.Members), setOf(a.Members), setOf(a.OptionalMembers)
 		for i, m := range a.Members {
 			switch {
 			case strings.TrimSpace(m) == "":
 				v.p.add(jsonpos.Index(mp, i), "empty member id")
-			case slices.Index(a.Members, m) < i:
+			case first[m] < i:
 				v.p.add(jsonpos.Index(mp, i), "duplicate member %q", m)
-			case !v.known(m) && !slices.Contains(a.OptionalMembers, m):
+			case !v.known(m) && !optional[m]:
 				v.p.add(jsonpos.Index(mp, i), "unknown model or alias %q", m)
 			}
 		}
 		for i, m := range a.OptionalMembers {
-			if !slices.Contains(a.Members, m) {
+			if !members[m] {
 				v.p.add(jsonpos.Index(jsonpos.Field(path, "optionalMembers"), i), "optional member %q is not one of members", m)
 			}
 		}
 		for i, m := range a.SuspendedMembers {
-			if !slices.Contains(a.Members, m) {
+			if !members[m] {
 				v.p.add(jsonpos.Index(jsonpos.Field(path, "suspendedMembers"), i), "suspended member %q is not one of members", m)
 			}
 		}
@@ -337,9 +339,10 @@ func (v *configValidator) routeProfiles(path, id string, a Alias) {
 		if len(prof.Members) == 0 {
 			v.p.add(pp, "a route profile needs at least one member")
 		}
+		first := firstIndex(prof.Members)
 		for i, m := range prof.Members {
 			switch {
-			case slices.Index(prof.Members, m) < i:
+			case first[m] < i:
 				v.p.add(jsonpos.Index(pp, i), "duplicate member %q", m)
 			case !v.known(m):
 				v.p.add(jsonpos.Index(pp, i), "unknown model or alias %q", m)
@@ -352,26 +355,67 @@ func (v *configValidator) routeProfiles(path, id string, a Alias) {
 }
 
 // kinds lists the distinct model kinds an alias (or one of its route
-// profiles) expands to; cycles are reported elsewhere.
+// profiles) expands to; cycles are reported elsewhere. Each alias's kinds
+// are worked out once, so nested aliases cost their number, not its
+// square.
 func (v *configValidator) kinds(id string, members []string) []string {
-	if v.modelIDs == nil {
-		v.modelIDs = make(map[string]bool, len(v.modelByID))
-		for id := range v.modelByID {
-			v.modelIDs[id] = true
-		}
+	if members == nil {
+		members = v.cfg.Aliases[id].Members
 	}
-	leaves, err := v.cfg.expandAliasIn(v.modelIDs, id, members, true)
-	if err != nil {
+	set, ok := v.memberKinds(id, members)
+	if !ok {
 		return nil
 	}
-	var kinds []string
-	for _, l := range leaves {
-		if m, ok := v.modelByID[l]; ok && !slices.Contains(kinds, m.Kind) {
-			kinds = append(kinds, m.Kind)
-		}
+	kinds := make([]string, 0, len(set))
+	for k := range set {
+		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
 	return kinds
+}
+
+// memberKinds is the union of the kinds members of alias id expand to;
+// false when the expansion meets a cycle. A member with the alias's own
+// name is the model of that name, as LLooM reads it.
+func (v *configValidator) memberKinds(id string, members []string) (map[string]bool, bool) {
+	out := map[string]bool{}
+	for _, m := range members {
+		_, isModel := v.modelByID[m]
+		if _, isAlias := v.cfg.Aliases[m]; isAlias && !(m == id && isModel) {
+			if m == id {
+				return nil, false // the alias itself: a cycle
+			}
+			sub, ok := v.aliasKinds(m)
+			if !ok {
+				return nil, false
+			}
+			for k := range sub {
+				out[k] = true
+			}
+			continue
+		}
+		if isModel {
+			out[v.modelByID[m].Kind] = true
+		}
+	}
+	return out, true
+}
+
+// aliasKinds is memberKinds of an alias's own members, remembered.
+func (v *configValidator) aliasKinds(id string) (map[string]bool, bool) {
+	if v.kindsOf == nil {
+		v.kindsOf = map[string]map[string]bool{}
+	}
+	if set, done := v.kindsOf[id]; done {
+		return set, set != nil
+	}
+	v.kindsOf[id] = nil // on the way: meeting it again is a cycle
+	set, ok := v.memberKinds(id, v.cfg.Aliases[id].Members)
+	if !ok {
+		return nil, false
+	}
+	v.kindsOf[id] = set
+	return set, true
 }
 
 // aliasCycles reports each cycle of nested aliases once, at the alias with

@@ -237,3 +237,52 @@ func (n *Node) PrimaryDomain() *Domain {
 	}
 	return nil
 }
+
+// PinProblems lists the lane pins that no placement can hold, each with
+// the rules that keep every placement it allows off (Ineligible, the
+// reasons the solver gives when such a pin leaves no plan): validate
+// reports them without searching.
+func PinProblems(p *Pool) []string {
+	ix := p.Index()
+	var out []string
+	for _, pin := range p.Pins {
+		if pin.Variant == "" {
+			continue
+		}
+		vi, ok := ix.Variant[pin.Variant]
+		if !ok {
+			continue // a pin of a variant the pool lacks is refused earlier
+		}
+		v := &p.Variants[vi]
+		want := slices.Clone(pin.Nodes)
+		slices.Sort(want)
+		var why []string
+		held := false
+		for _, pl := range v.Placements {
+			ns := slices.Clone(pl.Nodes)
+			slices.Sort(ns)
+			if len(want) > 0 && !slices.Equal(ns, want) {
+				continue
+			}
+			rs := Ineligible(p, ix, v, pl)
+			if len(rs) == 0 {
+				held = true
+				break
+			}
+			var texts []string
+			for _, r := range rs {
+				texts = append(texts, r.Text)
+			}
+			why = append(why, fmt.Sprintf("%s cannot run on %s: %s", v.ID, pl.Key(), strings.Join(texts, ", ")))
+		}
+		if held || len(why) == 0 {
+			continue // no placement at all is the solver's to explain
+		}
+		label := pin.Label
+		if label == "" {
+			label = "pin " + pin.Variant
+		}
+		out = append(out, label+": "+strings.Join(why, "; "))
+	}
+	return out
+}

@@ -61,6 +61,21 @@ func FuzzFind(f *testing.F) {
 		if err != nil {
 			return
 		}
+		// A Finder that has already stepped through the document (its
+		// containers cached) lands in the same place.
+		warm := NewFinder(data)
+		for _, p := range []string{"$", path, "$[0]", `$.a`} {
+			warm.Find(p)
+		}
+		if woff, wexact, werr := warm.Find(path); werr != nil || woff != off || wexact != exact {
+			t.Fatalf("Find(%q) = %d exact %v; a warm Finder says %d exact %v (%v)", path, off, exact, woff, wexact, werr)
+		}
+		for _, o := range []int{off, off + 1, len(data) / 2} {
+			l1, c1 := Position(data, o)
+			if l2, c2 := warm.Position(o); l1 != l2 || c1 != c2 {
+				t.Fatalf("offset %d: Position says %d:%d, the Finder %d:%d", o, l1, c1, l2, c2)
+			}
+		}
 		if off < 0 || off >= len(data) {
 			t.Fatalf("Find(%q) = %d, outside the %d bytes", path, off, len(data))
 		}
@@ -71,7 +86,7 @@ func FuzzFind(f *testing.F) {
 		steps, _ := parsePath(path)
 		v, full := tree, true
 		for _, s := range steps {
-			next := v.child(s)
+			next := refChild(v, s)
 			if next == nil {
 				full = false
 				break
@@ -82,4 +97,27 @@ func FuzzFind(f *testing.F) {
 			t.Fatalf("Find(%q) = %d exact %v; the whole tree says %d exact %v", path, off, exact, v.Start, full)
 		}
 	})
+}
+
+// refChild is the step s from v on a whole tree, read the plain way: the
+// oracle the indexed Finder is checked against.
+func refChild(v *Value, s step) *Value {
+	switch {
+	case s.index >= 0:
+		if v.Kind == Array && s.index < len(v.Elems) {
+			return v.Elems[s.index]
+		}
+	case s.byID:
+		if v.Kind != Array {
+			return nil
+		}
+		for _, e := range v.Elems {
+			if id := e.Get("id"); id != nil && id.Kind == String && id.Text == s.key {
+				return e
+			}
+		}
+	default:
+		return v.Get(s.key)
+	}
+	return nil
 }
