@@ -305,3 +305,33 @@ func TestTableauMultipliersReproduceTheDenseTableauRow(t *testing.T) {
 		})
 	}
 }
+
+// The perturbation that breaks dual degeneracy is gone from an optimal
+// answer: the duals' Lagrangian bound on the true data meets the
+// objective of the point to the primal tolerance, where perturbed
+// duals leave a gap of the perturbation's size.
+func TestAnOptimalAnswerCarriesNoCostPerturbation(t *testing.T) {
+	cases := []struct {
+		name    string
+		m, n, k int
+	}{
+		{"three hundred rows", 300, 400, 6},
+		{"a thousand rows", 1000, 800, 5},
+		{"two and a half thousand rows", 2500, 3000, 4},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p, _ := seededLP(uint64(c.m*7+c.n), c.m, c.n, c.k)
+			s, st := solve(t, p)
+			if st != Optimal {
+				t.Fatal(st)
+			}
+			obj, b := objective(p, s), dualBound(p, s.Duals())
+			gap := (obj - b) / (1 + math.Abs(obj))
+			t.Logf("objective %.9g, dual bound %.9g, relative gap %.3g", obj, b, gap)
+			if gap > 1e-8 || gap < -1e-8 {
+				t.Fatalf("relative gap %.3g between the objective and the duals' bound", gap)
+			}
+		})
+	}
+}

@@ -68,6 +68,10 @@ var minusOne = []float64{-1}
 type State struct {
 	n, m     int
 	cost     []float64 // n+m, scaled and perturbed (logicals 0)
+	// trueCost and pertCost are the structurals' costs, scaled, without
+	// and with the perturbation; perturbed says which cost holds.
+	trueCost, pertCost []float64
+	perturbed          bool
 	lo, hi   []float64 // n+m, scaled
 	rowScale []float64
 	colScale []float64
@@ -155,6 +159,12 @@ func New(p *Problem) (*State, error) {
 		s.cost[j] = c
 		s.lo[j], s.hi[j] = p.Lo[j], p.Hi[j]
 	}
+	s.trueCost = make([]float64, n)
+	for j, c := range p.Cost {
+		s.trueCost[j] = c * s.colScale[j]
+	}
+	s.pertCost = append([]float64(nil), s.cost...)
+	s.perturbed = true
 	s.head = nil
 	s.x = make([]float64, n)
 	s.d = make([]float64, n)
@@ -471,6 +481,7 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 	confirmed := false
 	s.ray = nil
 	s.columns()
+	s.setCosts(true)
 	for {
 		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery(s.m) || s.inv.heavy() {
 			s.refactor()
@@ -489,6 +500,16 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		r := s.chooseRow()
 		if r < 0 {
+			if (confirmed || s.iters == start) && s.perturbed {
+				// Optimal for the perturbed costs: restore the true ones
+				// and re-optimise from this basis, so that the values and
+				// duals reported are those of the problem asked.
+				s.setCosts(false)
+				s.recompute()
+				s.stale = false
+				confirmed = false
+				continue
+			}
 			if confirmed || s.iters == start {
 				return Optimal
 			}
@@ -513,6 +534,27 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		s.iters++
 	}
+}
+
+// setCosts puts the perturbed or the true costs on the structurals and
+// drops the shifts recompute gave the logicals; the values and reduced
+// costs are recomputed before the next iteration.
+func (s *State) setCosts(perturbed bool) {
+	if s.perturbed == perturbed {
+		return
+	}
+	src := s.trueCost
+	if perturbed {
+		src = s.pertCost
+	}
+	for j := 0; j < s.n; j++ {
+		s.cost[j] = src[j]
+	}
+	for k := s.n; k < s.n+s.m; k++ {
+		s.cost[k] = 0
+	}
+	s.perturbed = perturbed
+	s.stale = true
 }
 
 // chooseRow is dual steepest-edge pricing: the basic variable of the
