@@ -3,7 +3,6 @@ package lp
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -67,14 +66,15 @@ var minusOne = []float64{-1}
 // rows (cuts) and bound changes can be added and the basis reused.
 type State struct {
 	n, m     int
-	cost     []float64 // n+m, scaled and perturbed (logicals 0)
+	cost     []float64 // n+m, scaled; perturbed while perturbed (logicals 0)
+	lo, hi   []float64 // n+m, scaled
+	rowScale []float64
+	colScale []float64
+
 	// trueCost and pertCost are the structurals' costs, scaled, without
 	// and with the perturbation; perturbed says which cost holds.
 	trueCost, pertCost []float64
 	perturbed          bool
-	lo, hi   []float64 // n+m, scaled
-	rowScale []float64
-	colScale []float64
 	// A scaled, by rows and by columns.
 	rStart []int
 	rIdx   []int
@@ -143,27 +143,11 @@ func New(p *Problem) (*State, error) {
 	for j := range s.colScale {
 		s.colScale[j] = 1
 	}
-	s.cost = make([]float64, n)
-	s.lo = make([]float64, n)
-	s.hi = make([]float64, n)
-	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
-	for j := 0; j < n; j++ {
-		c := p.Cost[j]
-		// A small perturbation breaks dual degeneracy; it only moves
-		// the duals a little, and callers bound with the true costs.
-		if c != 0 {
-			c += math.Copysign(1e-7*(1+math.Abs(c))*(0.5+rng.Float64()), c)
-		} else {
-			c = 1e-9 * rng.Float64()
-		}
-		s.cost[j] = c
-		s.lo[j], s.hi[j] = p.Lo[j], p.Hi[j]
-	}
-	s.trueCost = make([]float64, n)
-	for j, c := range p.Cost {
-		s.trueCost[j] = c * s.colScale[j]
-	}
-	s.pertCost = append([]float64(nil), s.cost...)
+	s.lo = append([]float64(nil), p.Lo...)
+	s.hi = append([]float64(nil), p.Hi...)
+	s.trueCost = append([]float64(nil), p.Cost...)
+	s.pertCost = perturbCosts(p.Cost)
+	s.cost = append([]float64(nil), s.pertCost...)
 	s.perturbed = true
 	s.head = nil
 	s.x = make([]float64, n)
@@ -534,27 +518,6 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		s.iters++
 	}
-}
-
-// setCosts puts the perturbed or the true costs on the structurals and
-// drops the shifts recompute gave the logicals; the values and reduced
-// costs are recomputed before the next iteration.
-func (s *State) setCosts(perturbed bool) {
-	if s.perturbed == perturbed {
-		return
-	}
-	src := s.trueCost
-	if perturbed {
-		src = s.pertCost
-	}
-	for j := 0; j < s.n; j++ {
-		s.cost[j] = src[j]
-	}
-	for k := s.n; k < s.n+s.m; k++ {
-		s.cost[k] = 0
-	}
-	s.perturbed = perturbed
-	s.stale = true
 }
 
 // chooseRow is dual steepest-edge pricing: the basic variable of the
