@@ -236,7 +236,7 @@ func TestASingularBasisIsRepairedWithLogicalsAndSolved(t *testing.T) {
 // TableauMultipliers ρ of a basis position p give the tableau row
 // ρᵀ·[A | −I]: 0 on every other basic variable, and proportional to
 // row p of B⁻¹·[A | −I] from a dense solve, with factor 1 when the
-// basic variable is a column.
+// basic variable is a column and the row's scale when it is a logical.
 func TestTableauMultipliersReproduceTheDenseTableauRow(t *testing.T) {
 	cases := []struct {
 		name string
@@ -286,12 +286,14 @@ func TestTableauMultipliersReproduceTheDenseTableauRow(t *testing.T) {
 						row[k] += rho[i] * M.At(i, k)
 					}
 				}
-				f := row[kq]
+				f, wantF := row[kq], 1.0
 				if kq < n {
 					structural++
-					if math.Abs(f-1) > 1e-9 {
-						t.Fatalf("position %d: the basic column's coefficient is %v, want 1", q, f)
-					}
+				} else {
+					wantF = s.rowScale[kq-n]
+				}
+				if math.Abs(f-wantF) > 1e-9*wantF {
+					t.Fatalf("position %d: the basic variable's coefficient is %v, want %v", q, f, wantF)
 				}
 				for k := range row {
 					if want := f * T.At(q, k); math.Abs(row[k]-want) > 1e-8*(1+math.Abs(want)) {

@@ -886,8 +886,10 @@ func (s *State) AtUpper(k int) bool {
 func (s *State) IsBasic(k int) bool { return s.pos[k] >= 0 }
 
 // TableauMultipliers returns ρ with Σ_i ρ_i·(a_i·x − s_i) = 0 the
-// tableau row of basis position p, on the unscaled rows: its basic
-// variable has coefficient 1, every other basic one 0. It gives the
+// tableau row of basis position p, on the unscaled rows: every other
+// basic variable has coefficient 0, and its own 1 when it is a column
+// (a basic logical s_i gets row i's scale, 1 over the row's largest
+// |coefficient|: the factor is that of B⁻¹ on the scaled rows). It gives the
 // rows where ρ may be nonzero, in increasing order, and ρ there; both
 // are the State's and change at the next call.
 func (s *State) TableauMultipliers(p int) ([]int, []float64) {
