@@ -3,7 +3,6 @@ package lp
 import (
 	"errors"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"time"
 )
@@ -67,10 +66,15 @@ var minusOne = []float64{-1}
 // rows (cuts) and bound changes can be added and the basis reused.
 type State struct {
 	n, m     int
-	cost     []float64 // n+m, scaled and perturbed (logicals 0)
+	cost     []float64 // n+m, scaled; perturbed while perturbed (logicals 0)
 	lo, hi   []float64 // n+m, scaled
 	rowScale []float64
 	colScale []float64
+
+	// trueCost and pertCost are the structurals' costs, scaled, without
+	// and with the perturbation; perturbed says which cost holds.
+	trueCost, pertCost []float64
+	perturbed          bool
 	// A scaled, by rows and by columns.
 	rStart []int
 	rIdx   []int
@@ -139,22 +143,12 @@ func New(p *Problem) (*State, error) {
 	for j := range s.colScale {
 		s.colScale[j] = 1
 	}
-	s.cost = make([]float64, n)
-	s.lo = make([]float64, n)
-	s.hi = make([]float64, n)
-	rng := rand.New(rand.NewPCG(0x5eed, uint64(n)))
-	for j := 0; j < n; j++ {
-		c := p.Cost[j]
-		// A small perturbation breaks dual degeneracy; it only moves
-		// the duals a little, and callers bound with the true costs.
-		if c != 0 {
-			c += math.Copysign(1e-7*(1+math.Abs(c))*(0.5+rng.Float64()), c)
-		} else {
-			c = 1e-9 * rng.Float64()
-		}
-		s.cost[j] = c
-		s.lo[j], s.hi[j] = p.Lo[j], p.Hi[j]
-	}
+	s.lo = append([]float64(nil), p.Lo...)
+	s.hi = append([]float64(nil), p.Hi...)
+	s.trueCost = append([]float64(nil), p.Cost...)
+	s.pertCost = perturbCosts(p.Cost)
+	s.cost = append([]float64(nil), s.pertCost...)
+	s.perturbed = true
 	s.head = nil
 	s.x = make([]float64, n)
 	s.d = make([]float64, n)
@@ -471,6 +465,7 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 	confirmed := false
 	s.ray = nil
 	s.columns()
+	s.setCosts(true)
 	for {
 		if s.dirty || s.inv == nil || s.inv.updates() >= refactorEvery(s.m) || s.inv.heavy() {
 			s.refactor()
@@ -489,6 +484,16 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		}
 		r := s.chooseRow()
 		if r < 0 {
+			if (confirmed || s.iters == start) && s.perturbed {
+				// Optimal for the perturbed costs: restore the true ones
+				// and re-optimise from this basis, so that the values and
+				// duals reported are those of the problem asked.
+				s.setCosts(false)
+				s.recompute()
+				s.stale = false
+				confirmed = false
+				continue
+			}
 			if confirmed || s.iters == start {
 				return Optimal
 			}
@@ -881,8 +886,10 @@ func (s *State) AtUpper(k int) bool {
 func (s *State) IsBasic(k int) bool { return s.pos[k] >= 0 }
 
 // TableauMultipliers returns ρ with Σ_i ρ_i·(a_i·x − s_i) = 0 the
-// tableau row of basis position p, on the unscaled rows: its basic
-// variable has coefficient 1, every other basic one 0. It gives the
+// tableau row of basis position p, on the unscaled rows: every other
+// basic variable has coefficient 0, and its own 1 when it is a column
+// (a basic logical s_i gets row i's scale, 1 over the row's largest
+// |coefficient|: the factor is that of B⁻¹ on the scaled rows). It gives the
 // rows where ρ may be nonzero, in increasing order, and ρ there; both
 // are the State's and change at the next call.
 func (s *State) TableauMultipliers(p int) ([]int, []float64) {
