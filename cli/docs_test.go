@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/poolsolve/poolsolve/internal/shellwords"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,30 +137,7 @@ func readmeCommands(t *testing.T) [][]string {
 		case strings.HasPrefix(l, "```"):
 			in = false
 		case in:
-			var words []string
-			var cur strings.Builder
-			quoted, inWord := false, false
-		line:
-			for _, r := range l {
-				switch {
-				case r == '\'':
-					quoted, inWord = !quoted, true
-				case r == '#' && !quoted && !inWord:
-					break line
-				case r == ' ' && !quoted:
-					if inWord {
-						words = append(words, cur.String())
-						cur.Reset()
-						inWord = false
-					}
-				default:
-					cur.WriteRune(r)
-					inWord = true
-				}
-			}
-			if inWord {
-				words = append(words, cur.String())
-			}
+			words := shellwords.Split(l)
 			if len(words) > 0 {
 				out = append(out, words)
 			}

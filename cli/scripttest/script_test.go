@@ -3,6 +3,7 @@ package scripttest_test
 import (
 	"errors"
 	"fmt"
+	"github.com/poolsolve/poolsolve/internal/shellwords"
 	"net"
 	"os"
 	"os/exec"
@@ -282,32 +283,7 @@ func readmeExamples(t *testing.T) []example {
 
 // shellWords splits an example as a shell would for the cases examples
 // use: words, 'single-quoted' words, a trailing # comment.
-func shellWords(s string) []string {
-	var words []string
-	var cur strings.Builder
-	quoted, inWord := false, false
-	for _, r := range s {
-		switch {
-		case r == '\'':
-			quoted, inWord = !quoted, true
-		case r == '#' && !quoted && !inWord:
-			return words
-		case (r == ' ' || r == '\t') && !quoted:
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteRune(r)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words
-}
+func shellWords(s string) []string { return shellwords.Split(s) }
 
 // scriptCommand is a command a script runs: its words without conditions,
 // negation, exec and a trailing &, and its script.
