@@ -149,7 +149,8 @@ func runPlan(c *cli.Context) error {
 	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit)
 	opts.TimeLimit = max(left, time.Millisecond)
 	var fallbacks []string
-	if left <= 0 {
+	notSearched := left <= 0
+	if notSearched {
 		// Nothing is left to search with: the plan is the greedy start,
 		// and says so. The time it took goes to stderr only, so that the
 		// plan stays the same bytes for the same inputs.
@@ -176,7 +177,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %w", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted, TimeLimit: limitOf(c, in)})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted, NotSearched: notSearched, TimeLimit: limitOf(c, in)})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"

@@ -79,12 +79,26 @@ func TestALimitSpentBeforeTheSearchSaysSo(t *testing.T) {
 	var doc struct {
 		Fallbacks []string
 		Levels    []struct{ Status string }
+		Search    struct{ Stop string }
 	}
 	if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
 		t.Fatal(err)
 	}
 	if len(doc.Fallbacks) != 1 || !strings.Contains(doc.Fallbacks[0], "greedy start, not searched") {
 		t.Errorf("fallbacks %q", doc.Fallbacks)
+	}
+	if doc.Search.Stop != "not-searched" && doc.Search.Stop != "proved" {
+		t.Errorf("search.stop = %q, want not-searched: the search never ran", doc.Search.Stop)
+	}
+	// The header's first lines say it, not only the fallbacks far below
+	// (a fleet whose greedy start proves nothing, so the line is there).
+	out.Reset()
+	errOut.Reset()
+	RunSince(time.Now().Add(-time.Hour), []string{"poolsolve", "plan", "--fleet", filepath.Join("..", "benchmarks", "fixtures", "24x60-tight.json"), "--time-limit", "100ms", "--color", "never"},
+		strings.NewReader(""), &out, &errOut)
+	head := strings.Join(strings.SplitN(out.String(), "\n", 5)[:4], "\n")
+	if !strings.Contains(head, "NOT PROVED: the 100ms time limit ran out while the inputs were read: this is the greedy start, not searched") {
+		t.Errorf("the header does not say the search never ran:\n%s", head)
 	}
 	for i, l := range doc.Levels {
 		if l.Status == "bounded" {

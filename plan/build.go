@@ -489,6 +489,9 @@ func search(res *solver.Result, ls []Level, meta Meta) *Search {
 	if meta.Interrupted {
 		s.Stop = string(solver.StopInterrupted)
 	}
+	if meta.NotSearched && !meta.Interrupted {
+		s.Stop = "not-searched"
+	}
 	for _, l := range ls {
 		if l.Status == string(solver.Optimal) {
 			s.Proved = append(s.Proved, l.Index)

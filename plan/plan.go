@@ -27,6 +27,9 @@ type Meta struct {
 	// Interrupted says a signal stopped the search: the plan is the best
 	// found before it.
 	Interrupted bool
+	// NotSearched says the time limit ran out before the search could
+	// start: the plan is the greedy start.
+	NotSearched bool
 	// TimeLimit is the time limit the search was given, as asked for
 	// (not as measured, so that the plan stays the same bytes).
 	TimeLimit time.Duration
@@ -77,8 +80,9 @@ type Plan struct {
 // Search is how far the search got, for the plan's first lines: which
 // levels are proved, why it ended, and what the bounds leave open.
 type Search struct {
-	// Stop is why the search ended: proved, deadline, interrupted or
-	// heuristic (the greedy solver's plan).
+	// Stop is why the search ended: proved, deadline, not-searched (the
+	// limit ran out before it started), interrupted or heuristic (the
+	// greedy solver's plan).
 	Stop string `json:"stop"`
 	// TimeLimit is the limit the search had, as asked for ("5s").
 	TimeLimit string `json:"timeLimit,omitempty"`

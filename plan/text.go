@@ -289,6 +289,8 @@ func searchLine(p *Plan) string {
 		b.WriteString("this is the greedy solver's plan, with no search for proofs beyond the trivial bounds")
 	case "interrupted":
 		b.WriteString("a signal stopped the search")
+	case "not-searched":
+		fmt.Fprintf(&b, "the %s time limit ran out while the inputs were read: this is the greedy start, not searched", s.TimeLimit)
 	default:
 		if s.TimeLimit != "" {
 			fmt.Fprintf(&b, "the %s time limit cut the search short", s.TimeLimit)
