@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Verdict judges one instance the way issue 9 measures the planner: the
+// Verdict judges one instance by what the planner is held to: the
 // exact solver's time to prove all four levels against the fastest
 // external solver that proved them in the same run, and whether the exact
 // plan is never worse, lexicographically, than greedy's and than each

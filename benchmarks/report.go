@@ -110,7 +110,7 @@ func resultRows(r *Report) [][]string {
 	return rows
 }
 
-// judgeHead and judgeRows are the per-instance verdicts of issue 9.
+// judgeHead and judgeRows are the per-instance verdicts (Verdict).
 var judgeHead = []string{"instance", "exact proof", "fastest external", "exact faster", "never worse than greedy", "never worse than the externals"}
 
 func judgeRows(r *Report) [][]string {

@@ -31,8 +31,8 @@ func bigMetrics(tb testing.TB, size int) []byte {
 // the CPU time of a parse, garbage collection included, which a busy
 // machine does not stretch as it does the wall time; and, on Linux,
 // peak-RSS-MB: the process's peak resident memory while it parses once,
-// the input and the test binary included, next to budget-MB, issue 11's
-// four times the input plus 50 MB.
+// the input and the test binary included, next to budget-MB, the budget
+// a parse is held to: four times the input plus 50 MB.
 func BenchmarkParseMetrics(b *testing.B) {
 	for _, size := range []struct {
 		name  string

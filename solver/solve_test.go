@@ -296,7 +296,7 @@ func TestACancelledSearchStopsWithItsBestPlan(t *testing.T) {
 
 // The deadline holds on a pool too big to encode and prove in the time:
 // the result is still a complete, valid plan. How close to the limit it
-// comes is BenchmarkSolveShortLimit's to measure (docs/benchmarks.md): on
+// comes is BenchmarkSolveShortLimit's to measure (solver/bench_test.go): on
 // a busy 2-core machine a wall-clock bound of limit+20% failed (1.47 s),
 // so the test only tells a solver that keeps the limit, late by what a
 // loaded machine adds, from one that ignores it and searches this pool
