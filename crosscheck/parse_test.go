@@ -6,7 +6,7 @@ import (
 )
 
 // The outputs below are the solvers' own, recorded on a six-variable
-// instance (solver-notes §4.2), so the parsers are tested where the
+// instance, so the parsers are tested where the
 // solvers are not installed.
 
 func TestParsersReadEachSolversOutput(t *testing.T) {

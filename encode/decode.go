@@ -11,7 +11,7 @@ import (
 
 // Decode reads the plan out of the solver's last SAT model. Call it right
 // after a SAT answer, before any clause is added (adding a clause wipes
-// the model, solver-notes §1.3). Every source gets a route; an uncovered
+// the model). Every source gets a route; an uncovered
 // one has an empty Model.
 func (e *Encoding) Decode() model.Assignment {
 	return e.decode(e.sat.Value)

@@ -8,7 +8,7 @@ import (
 
 // The solver is reached through these methods only, so that every call
 // is a Try with a time cap: after a Try that timed out, gini's Solve
-// inherits the expired deadline and returns at once (solver-notes §1.3).
+// inherits the expired deadline and returns at once.
 
 // TryUnder asks gini for a model of the clauses under the literals of
 // every set in assume, within d: 1 satisfiable (Decode reads the model),

@@ -29,7 +29,7 @@
 //  3. Per part: package encode builds the CNF; interchangeable nodes get
 //     lex-leader symmetry breaking (symmetry.go); the warm start, made
 //     canonical for the symmetry constraints, seeds gini's phases with one
-//     Try under its literals (gini has no phase API, solver-notes §1.5).
+//     Try under its literals (gini has no phase API).
 //  4. Per level, in order: a lower bound (the level's constant part, the
 //     level-4 group bound, and an LP relaxation of the linear mirror when
 //     small), a cheap probe at it, then model-improving linear search
@@ -45,7 +45,7 @@
 //     proofs, and the resolution halves when they disagree.
 //  5. Only Try(time left) is ever called, never Solve: after a Try that
 //     timed out, gini's Solve inherits the expired deadline (the stale
-//     deadline trap, solver-notes §1.3). The deadline (Options.TimeLimit,
+//     deadline trap). The deadline (Options.TimeLimit,
 //     default 5 s, or the context's) bounds every call, LP included; the
 //     level time split is 15/25/15/45%, and a level that proves early
 //     leaves its time to the next. A cancelled context (plan's first

@@ -23,7 +23,7 @@ var ErrMismatch = errors.New("solver: encoding and evaluator disagree")
 // the deadline (the warm start failed and the SAT solver timed out).
 var ErrNoPlan = errors.New("solver: no valid plan found before the deadline")
 
-// Per-call caps on gini's wall clock (solver-notes §6.5).
+// Per-call caps on gini's wall clock.
 const (
 	lnsTry     = 200 * time.Millisecond
 	fullTryMin = 250 * time.Millisecond
@@ -37,7 +37,7 @@ const (
 )
 
 // levelShare is each level's share of the time left when it starts
-// (L1 15%, L2 25%, L3 15%, L4 the rest, solver-notes §6.5); a level that
+// (L1 15%, L2 25%, L3 15%, L4 the rest); a level that
 // proves early leaves its time to the next.
 var levelShare = [4]float64{0.15, 0.25 / 0.85, 0.15 / 0.60, 1}
 
@@ -181,7 +181,7 @@ func (x *exact) decodeSAT() (bool, error) {
 }
 
 // seed makes gini's saved phases follow the incumbent: one Try under the
-// incumbent's decision literals (solver-notes §1.5). Needed again after
+// incumbent's decision literals. Needed again after
 // new variables, which reset the phases.
 func (x *exact) seed() {
 	lits, err := x.e.Lits(x.best)

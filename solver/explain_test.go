@@ -97,7 +97,7 @@ func TestEveryUncoveredSourceIsExplained(t *testing.T) {
 	}
 }
 
-// Regression for gini's stale deadline (solver-notes §1.3): after a Try
+// Regression for gini's stale deadline: after a Try
 // that times out, a plain Solve (or GoSolve) inherits the expired deadline
 // and gives up at its first tick, which is why the solver never calls
 // Solve. A new Try sets a fresh deadline and must get its full time.

@@ -7,9 +7,9 @@ import (
 	"github.com/go-air/gini/z"
 )
 
-// lns is one step of SAT-based large neighbourhood search (solver-notes
-// §5): a few nodes drawn with the seeded generator are freed, every lane
-// touching none of them is held at the incumbent, and gini looks for a
+// lns is one step of SAT-based large neighbourhood search: a few nodes
+// drawn with the seeded generator are freed, every lane touching none of
+// them is held at the incumbent, and gini looks for a
 // plan under the level's bound in a short Try. An UNSAT or a timeout says
 // nothing about the level, so only a SAT answer counts.
 func (x *exact) lns(i int, end time.Time, bound []z.Lit) (bool, error) {

@@ -23,7 +23,7 @@ import (
 // linear model of relax.go, solved by gophersat, whose CDCL propagates
 // weight constraints natively instead of through a diagram (clasp's
 // approach, and why clasp and minisat+ differ by orders of magnitude on
-// these instances, solver-notes). It runs model-improving linear search:
+// these instances). It runs model-improving linear search:
 // every better model is streamed back, and when the search ends the last
 // one is optimal (or, with a cutoff, none exists below it).
 //

@@ -32,7 +32,7 @@ func PeakRSS() (read func() int64, ok bool) {
 }
 
 // Bench runs op once alone for the process's peak resident size, then in
-// b's loop, and reports what issue 11's memory target is judged by:
+// b's loop, and reports what a parse's memory budget is judged by:
 // alloc/input (bytes allocated per byte of the input), cpu-s/op (CPU time,
 // garbage collection included, which a busy machine does not stretch as
 // it does wall time) and, on Linux, peak-RSS-MB next to budget-MB, four

@@ -385,7 +385,7 @@ func PinRoute(alias string, members ...string) Part {
 // Settings adjusts the settings; budgets use the final headroom.
 func Settings(f func(*model.Settings)) Part { return func(b *builder) { f(&b.pool.Settings) } }
 
-// FineMemory is issue 9's reproduction of memory figures finer than the
+// FineMemory reproduces memory figures finer than the
 // encoding's units: gb-a plans budget - 4 GiB of headroom; a keepWarm
 // lane of keep GiB and a lane of fine GiB may only run there (gb-b,
 // 32 - 8 - 4 = 20 GiB, is too small for either).
