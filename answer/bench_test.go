@@ -1,6 +1,7 @@
 package answer_test
 
 import (
+	"bytes"
 	"context"
 	"testing"
 	"time"
@@ -88,7 +89,9 @@ func BenchmarkResilience(b *testing.B) {
 // base plan is solved once, outside the timer) against its Limit, by
 // size: over-limit-% is how far the run went past the limit (0 when
 // within), which must stay under 5. It reports the scenarios re-planned,
-// proved and skipped.
+// proved, skipped and cut by the clock, and runs-differ, how many runs'
+// JSON differ from the first's (0 is what the work budget is for; run
+// with -benchtime 2x or more to compare).
 func BenchmarkResilienceWithinTheReplanLimit(b *testing.B) {
 	const limit = 5 * time.Second
 	for _, size := range []string{"24x60", "256x1000"} {
@@ -103,6 +106,8 @@ func BenchmarkResilienceWithinTheReplanLimit(b *testing.B) {
 			}
 			var r *answer.Report
 			var worst time.Duration
+			var first []byte
+			differ := 0
 			b.ResetTimer()
 			for b.Loop() {
 				t0 := time.Now()
@@ -111,12 +116,23 @@ func BenchmarkResilienceWithinTheReplanLimit(b *testing.B) {
 					b.Fatal(err)
 				}
 				worst = max(worst, time.Since(t0))
+				var js bytes.Buffer
+				if err := answer.WriteResilienceJSON(&js, r); err != nil {
+					b.Fatal(err)
+				}
+				if first == nil {
+					first = js.Bytes()
+				} else if !bytes.Equal(js.Bytes(), first) {
+					differ++
+				}
 			}
 			b.ReportMetric(float64(worst.Microseconds())/1000, "ms-worst")
 			b.ReportMetric(max(0, float64(worst-limit)/float64(limit)*100), "over-limit-%")
 			b.ReportMetric(float64(len(r.Scenarios)), "scenarios")
 			b.ReportMetric(float64(r.Summary.Proved), "proved")
 			b.ReportMetric(float64(r.Summary.Skipped), "skipped")
+			b.ReportMetric(float64(r.Summary.ClockCut), "clock-cut")
+			b.ReportMetric(float64(differ), "runs-differ")
 		})
 	}
 }

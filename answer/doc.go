@@ -27,5 +27,8 @@
 //
 // The package solves nothing itself and reads no files: the caller builds
 // the pool and the base plan. The same pool, plan and options give the
-// same bytes when no re-plan is cut short by its time share.
+// same bytes on every run: Resilience turns its time limit into a work
+// budget (solver.WhatIf.ReplanWork), so a search ends at the same step
+// however fast the machine; the clock is only a safety cap, and a
+// scenario it cuts is marked (Scenario.ClockCut), with every later one.
 package answer

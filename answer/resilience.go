@@ -26,14 +26,25 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 // when ResilienceOptions.Limit is zero.
 const DefaultReplanLimit = 5 * time.Second
 
+// budgetShare is the part of the limit the work budget stands for: the
+// rest is room for a machine slower or busier than solver.WorkPerSecond
+// assumes before the clock has to cut a search.
+const budgetShare = 0.8
+
 // ResilienceOptions steer Resilience.
 type ResilienceOptions struct {
 	// Scenarios to re-plan; nil means SingleLosses (N-1).
 	Scenarios []solver.Scenario
-	// Limit bounds every re-plan together; each scenario gets an equal
-	// share of what is left when it starts, at least minShare. Zero:
+	// Limit bounds every re-plan together. It is turned into a work
+	// budget (solver.WorkPerSecond), and each scenario searched gets an
+	// equal share of the work left when it starts, so that the report
+	// does not depend on the clock; the clock only caps the run. Zero:
 	// DefaultReplanLimit.
 	Limit time.Duration
+	// Work, when positive, is the work budget instead of Limit's; Limit
+	// then only caps the run's time. The same Work gives the same report
+	// on any machine that does it within Limit.
+	Work solver.Work
 	// Seed seeds the re-plans' local search.
 	Seed uint64
 	// Fleet names the input, for the report.
@@ -116,6 +127,12 @@ type Scenario struct {
 	// Changes are what the re-plan changes against the base plan.
 	Changes []plan.Change `json:"changes"`
 	Summary plan.Summary  `json:"summary"`
+	// ClockCut is set when --replan-limit's clock, a safety cap, rather
+	// than the scenario's work budget ended its search or skipped it (on
+	// a machine slower or busier than the budget assumes), or did so for
+	// an earlier scenario whose solver state it inherits: its answer may
+	// differ on another run.
+	ClockCut bool `json:"clockCut"`
 	// ElapsedMs is the re-plan's wall time; it is left out of the JSON
 	// so that the same run gives the same bytes.
 	ElapsedMs float64 `json:"-"`
@@ -173,6 +190,9 @@ type Summary struct {
 	Proved       int `json:"proved"`
 	// Skipped counts the scenarios --replan-limit left no time for.
 	Skipped int `json:"skipped"`
+	// ClockCut counts the scenarios the clock, not the work budget,
+	// ended or skipped: their answers may differ on another run.
+	ClockCut int `json:"clockCut"`
 	// KeepsCoverage is set when no scenario loses coverage: the exit
 	// code is then 0.
 	KeepsCoverage bool `json:"keepsCoverage"`
@@ -207,6 +227,7 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		r.Scenarios = []Scenario{}
 		for _, sc := range scs {
 			s := skipped(sc)
+			s.ClockCut = true
 			if keep.keeps(sc) {
 				s = r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective)
 			}
@@ -226,32 +247,62 @@ func Resilience(ctx context.Context, p *model.Pool, base *solver.Result, opts Re
 		pl *plan.Plan
 	}
 	var all []done
-	// longest is the longest a scenario has taken, re-plan and comparison:
-	// however small its share, a re-plan takes its warm start and
-	// checks, so a scenario starts only with that much left.
-	var longest time.Duration
+	// The work budget decides how far each scenario is searched and
+	// which are skipped, the same on every run; encoding the pool and a
+	// scenario's warm start and checks are charged by the pool's size.
+	budget := solver.Work(limit.Seconds() * float64(solver.WorkPerSecond) * budgetShare)
+	if opts.Work > 0 {
+		budget = opts.Work
+	}
+	budget -= w.EncodeWork()
+	searched := 0
+	for _, sc := range scs {
+		if !keep.keeps(sc) {
+			searched++
+		}
+	}
+	// longest is the longest a scenario has taken, and after the search
+	// the longest its report took: the clock skips a scenario with less
+	// than longest left, and ends a search with after left. The budget
+	// skips one with less than mostWork, the most a scenario took, left:
+	// however small its share, a re-plan takes its warm start and checks.
+	var longest, after time.Duration
+	mostWork := w.ScenarioWork()
+	clockCut := false
 	for i, sc := range scs {
-		t0 := time.Now()
-		left := end.Sub(t0)
-		// The rest are skipped, in their fixed order, rather than
-		// planned past the limit.
 		if keep.keeps(sc) {
 			// Decided without a search, so the same on every run.
 			all = append(all, done{r.asBase(sc, basePlan.Levels, base.Objective, onBase.Objective), nil})
 			continue
 		}
-		if left <= 0 || left < longest {
+		share := max(budget/solver.Work(searched), w.ScenarioWork())
+		searched--
+		// The rest are skipped, in their fixed order, rather than
+		// planned past the limit: by the budget on every run alike, by
+		// the clock where this machine is slower than the budget assumes.
+		if budget < mostWork {
 			all = append(all, done{skipped(sc), nil})
 			continue
 		}
-		deadline := t0.Add(left / time.Duration(len(scs)-i))
-		re, err := w.Replan(ctx, sc, deadline)
+		t0 := time.Now()
+		if left := end.Sub(t0); clockCut || left <= 0 || left < longest {
+			s := skipped(sc)
+			s.ClockCut, clockCut = true, true
+			all = append(all, done{s, nil})
+			continue
+		}
+		re, err := w.ReplanWork(ctx, sc, share, end.Add(-after))
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", sc.Name(), err)
 		}
+		budget -= re.Work
+		mostWork = max(mostWork, re.Work)
+		t1 := time.Now()
 		s, pl := r.compare(re, rp, onBase.Objective, opts)
+		clockCut = clockCut || re.ClockCut
+		s.ClockCut = clockCut
 		el := time.Since(t0)
-		longest = max(longest, el)
+		longest, after = max(longest, el), max(after, time.Since(t1))
 		s.ElapsedMs = float64(el.Microseconds()) / 1000
 		all = append(all, done{s, pl})
 		if opts.Progress != nil {
@@ -309,6 +360,9 @@ func summarize(ss []Scenario) Summary {
 			s.Proved++
 		case Skipped:
 			s.Skipped++
+		}
+		if sc.ClockCut {
+			s.ClockCut++
 		}
 	}
 	return s

@@ -3,9 +3,11 @@ package answer_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -252,4 +254,102 @@ func TestScenariosThatTakeNothingThePlanUsesAreTheSameOnEveryRun(t *testing.T) {
 	if !bytes.Equal(runs[0], runs[1]) {
 		t.Error("two runs within a 1 ms limit differ")
 	}
+}
+
+// Two runs on the same pool, base plan and options give the same bytes:
+// each search ends by its work budget, never where the clock stopped,
+// unless the report says the clock cut it (a machine slower or busier
+// than the budget assumes). 8x20 is the smallest of the bench suite's
+// fleets whose re-plans a 100 ms limit cuts short.
+func TestResilienceGivesTheSameReportOnEveryRun(t *testing.T) {
+	p := sizePool(t, "8x20")
+	base, err := solver.Solve(context.Background(), p, solver.Options{Seed: 1, TimeLimit: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		opts answer.ResilienceOptions
+		// mayCut: the clock may cut a search on a slow machine, and the
+		// report then says so.
+		mayCut bool
+	}{
+		{"with a 100 ms limit, short of what the searches need", answer.ResilienceOptions{Seed: 1, Limit: 100 * time.Millisecond}, true},
+		{"with a small work budget and a clock that never cuts", answer.ResilienceOptions{Seed: 1, Limit: time.Minute, Work: 60_000}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var first []byte
+			var firstR *answer.Report
+			for run := range 3 {
+				r, err := answer.Resilience(context.Background(), p, base, tt.opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var js, txt bytes.Buffer
+				if err := answer.WriteResilienceJSON(&js, r); err != nil {
+					t.Fatal(err)
+				}
+				if err := answer.WriteResilienceText(&txt, r); err != nil {
+					t.Fatal(err)
+				}
+				out := append(js.Bytes(), txt.Bytes()...)
+				if !tt.mayCut {
+					if r.Summary.ClockCut > 0 {
+						t.Fatalf("run %d: %d scenarios cut by the clock, want none", run, r.Summary.ClockCut)
+					}
+					if r.Summary.Proved+r.Summary.Skipped == r.Summary.Scenarios {
+						t.Fatalf("run %d: every scenario proved or skipped: the budget cut no search, so the test shows nothing", run)
+					}
+				}
+				if run == 0 {
+					first, firstR = out, r
+					continue
+				}
+				if bytes.Equal(out, first) {
+					continue
+				}
+				if !tt.mayCut || firstR.Summary.ClockCut+r.Summary.ClockCut == 0 {
+					t.Fatalf("run %d differs from run 0:\n%s", run, firstDiff(first, out))
+				}
+				// Only a scenario the clock cut in either run may differ.
+				if d := unflaggedDiffs(firstR, r); len(d) > 0 {
+					t.Fatalf("run %d: scenarios no clock cut differ from run 0: %s", run, strings.Join(d, "; "))
+				}
+				t.Logf("run %d: the clock cut %d scenarios (run 0: %d), each flagged: this machine is slower than the budget assumes", run, r.Summary.ClockCut, firstR.Summary.ClockCut)
+			}
+		})
+	}
+}
+
+// unflaggedDiffs names the scenarios that differ between a and b though
+// neither report says the clock cut them.
+func unflaggedDiffs(a, b *answer.Report) []string {
+	byName := map[string]answer.Scenario{}
+	for _, s := range a.Scenarios {
+		byName[s.Name] = s
+	}
+	var out []string
+	for _, s := range b.Scenarios {
+		o := byName[s.Name]
+		if o.ClockCut || s.ClockCut {
+			continue
+		}
+		o.ElapsedMs, s.ElapsedMs = 0, 0
+		if !reflect.DeepEqual(o, s) {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// firstDiff is the line where a and b first differ, from each.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := range min(len(la), len(lb)) {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  %s\n  %s", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("one is longer: %d and %d lines", len(la), len(lb))
 }

@@ -115,6 +115,9 @@ func WriteResilienceText(w io.Writer, r *Report) error {
 		}
 	}
 	t.blank()
+	if n := r.Summary.ClockCut; n > 0 {
+		t.line(fmt.Sprintf("* %d %s ended by the clock, not by %s work budget: this machine was slower or busier than --replan-limit's budget assumes, and %s may differ on another run (raise --replan-limit).", n, plural(n, "scenario was", "scenarios were"), plural(n, "its", "their"), plural(n, "its answer", "their answers")))
+	}
 	t.line(summaryLine(r))
 	_, err := io.WriteString(w, t.sb.String())
 	return err
@@ -141,16 +144,22 @@ func summaryLine(r *Report) string {
 	return out + "."
 }
 
+// statusText is the scenario's status, marked "*" when the clock, not
+// its work budget, ended it.
 func statusText(s *Scenario) string {
+	mark := ""
+	if s.ClockCut {
+		mark = " *"
+	}
 	if s.Status != Bounded {
-		return string(s.Status)
+		return string(s.Status) + mark
 	}
 	for _, l := range s.Levels {
 		if l.Status != "optimal" {
-			return fmt.Sprintf("bounded (level %d gap %.1f%%)", l.Index, l.Gap*100)
+			return fmt.Sprintf("bounded (level %d gap %.1f%%)", l.Index, l.Gap*100) + mark
 		}
 	}
-	return string(s.Status)
+	return string(s.Status) + mark
 }
 
 // proofText says how much of a plan's objective is proved.

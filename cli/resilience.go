@@ -28,12 +28,17 @@ Each scenario is re-planned with the base plan as what runs, so its churn
 counts from the base plan: of equally good re-plans the one closest to the
 base plan is taken, and a scenario lists only what it changes. --replan-limit
 bounds the re-plans together, encoding the pool included: a scenario that
-takes nothing the plan uses keeps the plan, decided without a search (the
-same on every run); the others are taken in a fixed order (nodes, then
-links), each with an equal share of what is left, and those the limit leaves
-no time for are reported as skipped (they count as losing coverage).
-A fleet of hundreds of nodes needs a limit of minutes for every scenario. On
-a terminal, progress goes to stderr (--quiet turns it off).
+takes nothing the plan uses keeps the plan, decided without a search; the
+others are taken in a fixed order (nodes, then links). The limit is turned
+into a work budget (gini slices, local-search moves, LP iterations, counted
+the same on every machine): each scenario gets an equal share of the work
+left, and those it leaves no work for are reported as skipped (they count as
+losing coverage). So the report is the same on every run. The clock only
+caps the run: where this machine is too slow or busy for the budget, it ends
+a search, and the scenarios it touched are marked (clockCut; * in the text)
+as ones whose answers may differ on another run. A fleet of hundreds of
+nodes needs a limit of minutes for every scenario. On a terminal, progress
+goes to stderr (--quiet turns it off).
 
 Exit codes (for the CI of a fleet repository):
    0  every scenario keeps every source the plan covers covered
@@ -61,7 +66,7 @@ func resilienceCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "scenario", Usage: "re-plan with these taken away together, as `NODE[,NODE...]`, a link as A<->B (repeatable; default: every node and every link alone)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (the worst scenario)"},
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "bound the base plan's solve by `DURATION`", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
-			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, EnvVars: envVars("replan-limit"), Usage: "bound all re-plans together by `DURATION`, encoding the pool included; each scenario gets an equal share of what is left, and those the limit leaves no time for are reported as skipped", Category: "Solver"},
+			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, EnvVars: envVars("replan-limit"), Usage: "bound all re-plans together by `DURATION`, encoding the pool included, as a work budget the same on every run; each scenario gets an equal share of the work left, and those it leaves none for are reported as skipped", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (atomically) instead of stdout", TakesFile: true},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},

@@ -279,6 +279,14 @@
 // neighbourhoods, the warm start's ties, the LP's cost perturbation)
 // comes from PCG generators with fixed seeds.
 //
+// What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
+// not depend on the clock at all: gini runs in slices that stop at its
+// first clock check, after 20,000 propagations, and the search counts
+// slices, local-search evaluations (localsearch.ImproveChecks) and LP
+// iterations against the budget. gini is deterministic given the same
+// calls, so a series of re-plans on one encoding is the same on every
+// run until the deadline, a safety cap, ends a step (Replan.ClockCut).
+//
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s limit, 2 vCPUs, idle)
 //
 //	size   vars  clauses  levels proved  time

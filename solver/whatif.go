@@ -112,9 +112,15 @@ type Replan struct {
 	// Uncovered, ExternalFirst and SLOBroken are eval's lists for the
 	// re-plan.
 	Uncovered, ExternalFirst, SLOBroken []string
-	// TimedOut is set when no plan was found in the scenario's time;
-	// Result then holds none.
+	// TimedOut is set when no plan was found in the scenario's time (or
+	// work); Result then holds none.
 	TimedOut bool
+	// Work is the work the search did (ReplanWork).
+	Work Work
+	// ClockCut is set when ReplanWork's deadline or ctx, not its work
+	// budget or the search's own end, stopped some step: the answer may
+	// then differ between runs, and on a slower machine.
+	ClockCut bool
 }
 
 // Shortfall is what the re-plan leaves short, on the scenario's pool.
@@ -249,6 +255,32 @@ func awayFrom(nodes []string, down map[string]bool, links []model.Link) bool {
 
 // Replan re-plans the pool under sc, by deadline.
 func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*Replan, error) {
+	return w.replan(ctx, sc, nil, deadline)
+}
+
+// ReplanWork re-plans the pool under sc within work, a budget that ends
+// the search at the same step on every run; deadline is only a safety
+// cap, and Replan.ClockCut says when it, not the budget, ended a step.
+// What the solver learns carries over to later scenarios, so a series of
+// re-plans is the same on every run while none is clock-cut.
+func (w *WhatIf) ReplanWork(ctx context.Context, sc Scenario, work Work, deadline time.Time) (*Replan, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	m := &workMeter{left: work, deadline: deadline, ctx: ctx, costs: w.costs()}
+	m.spend(w.overheadWork())
+	vars := w.e.MaxVar()
+	out, err := w.replan(ctx, sc, m, deadline)
+	// The bounds a scenario builds first (totalizers, diagrams) stay for
+	// the later ones: charged by what they add.
+	m.spend(Work(w.e.MaxVar()-vars) * varWork2 / 2)
+	if out != nil {
+		out.Work, out.ClockCut = m.used, m.clock
+	}
+	return out, err
+}
+
+func (w *WhatIf) replan(ctx context.Context, sc Scenario, m *workMeter, deadline time.Time) (*Replan, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -256,7 +288,7 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 		return nil, err
 	}
 	sp, down := w.scenarioPool(sc)
-	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}}
+	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}, work: m}
 	defer func() { w.Calls += k.calls }()
 	out := &Replan{Scenario: sc, Pool: sp, Result: &Result{Stats: Stats{Solver: Exact}}}
 	// Every answer says why the replan ended; a timed-out one has no
@@ -272,7 +304,7 @@ func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*
 	// Diagrams built for this scenario stop at its deadline.
 	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
 	w.e.Deadline = deadline
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, trace: newTracer(w.Trace, time.Now()), sc: sc}
+	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, trace: newTracer(w.Trace, time.Now()), sc: sc, m: m}
 	if err := s.warm(sc); err != nil {
 		return nil, err
 	}
@@ -517,6 +549,9 @@ type replanSearch struct {
 	trace    tracer
 	ep       *model.Pool // sp with the forced lanes and routes as pins
 	sc       Scenario
+	// m, when set, bounds the search by work, the deadline only a
+	// safety cap (ReplanWork).
+	m *workMeter
 }
 
 // check is eval on the scenario's pool, with its forced lanes and
@@ -542,10 +577,24 @@ func (s *replanSearch) check(sc Scenario) *model.Pool {
 func (s *replanSearch) warm(sc Scenario) error {
 	ep := s.check(sc)
 	s.ep = ep
-	warmEnd := time.Now().Add(time.Until(s.deadline) / 10)
 	warm := s.repair(sc, ep)
-	warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
+	if s.m != nil {
+		warm = s.improve(warm, s.w.seed, max(s.m.left/10, s.w.warmWork()))
+	} else {
+		warmEnd := time.Now().Add(time.Until(s.deadline) / 10)
+		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
+	}
 	return s.accept(warm, false)
+}
+
+// improve is local search from a within share of the work budget.
+func (s *replanSearch) improve(a model.Assignment, seed uint64, share Work) model.Assignment {
+	if share <= 0 || s.m.timeUp() {
+		return a
+	}
+	out, n, clock := localsearch.ImproveChecks(s.ctx, s.ep, a, seed, s.deadline, exactWarmKicks, s.m.checks(share))
+	s.m.spendChecks(n, clock)
+	return out
 }
 
 // run finds a first plan if the warm start gave none, then searches
@@ -686,11 +735,15 @@ func (s *replanSearch) meets(a model.Assignment) bool {
 // try runs one gini call under the scenario, the kept pins and cordons,
 // and ms.
 func (s *replanSearch) try(cap time.Duration, ms ...z.Lit) int {
+	e := s.k.e
+	if s.m != nil {
+		s.k.calls++
+		return s.m.sat(e, forTime(cap), s.k.fixed, s.k.assumed(), ms)
+	}
 	left := time.Until(s.deadline)
 	if s.ctx.Err() != nil || left <= 0 {
 		return 0
 	}
-	e := s.k.e
 	s.k.calls++
 	return e.TryUnder(min(cap, left), s.k.fixed, s.k.assumed(), ms)
 }
@@ -731,7 +784,7 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 			lb, src = b, BoundRelaxation
 		}
 	}
-	for lb < s.enc[i] && time.Now().Before(end) && s.ctx.Err() == nil {
+	for lb < s.enc[i] && s.searching(end) {
 		var bound []z.Lit
 		if i < 3 {
 			bound = []z.Lit{e.LevelBound(i, s.enc[i]-1)}
@@ -740,6 +793,11 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 				break
 			}
 			lits, ok := e.L4Bound(s.enc[i]-1, 1, true, l4MaxNodes)
+			if !ok && s.m != nil && s.m.timeUp() {
+				// The deadline, not the node cap: another scenario
+				// may build it.
+				break
+			}
 			if !ok {
 				// Past its node cap (or a share of time) it would be
 				// again for every scenario, and building it is the cost.
@@ -767,19 +825,37 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 			return lb, src, nil
 		}
 	}
-	if i == 3 && lb < s.enc[i] && time.Now().Before(end) && s.ctx.Err() == nil {
-		if b, ok := s.lpBound(time.Now().Add(min(time.Until(end)/2, scenarioLPMax))); ok && b > lb {
+	if i == 3 && lb < s.enc[i] && s.searching(end) {
+		lpEnd := time.Now().Add(min(time.Until(end)/2, scenarioLPMax))
+		if s.m != nil {
+			lpEnd = s.deadline
+		}
+		if b, ok := s.lpBound(lpEnd); ok && b > lb {
 			lb, src = b, BoundLP
 		}
 	}
-	if i == 3 && s.w.l4TooBig && lb < s.enc[i] && time.Now().Before(end) {
+	if i == 3 && s.w.l4TooBig && lb < s.enc[i] && s.searching(end) {
 		// No exact diagram: local search polishes the incumbent instead.
-		polished := localsearch.ImproveUntilStale(s.ep, s.best, s.w.seed+1, end, exactWarmKicks)
+		var polished model.Assignment
+		if s.m != nil {
+			polished = s.improve(s.best, s.w.seed+1, s.m.left)
+		} else {
+			polished = localsearch.ImproveUntilStale(s.ep, s.best, s.w.seed+1, end, exactWarmKicks)
+		}
 		if err := s.accept(polished, false); err != nil {
 			return 0, "", err
 		}
 	}
 	return min(lb, s.enc[i]), src, nil
+}
+
+// searching reports whether the search goes on: before end, or with work
+// left under a work budget (the deadline then only a safety cap).
+func (s *replanSearch) searching(end time.Time) bool {
+	if s.m != nil {
+		return !s.m.spent()
+	}
+	return time.Now().Before(end) && s.ctx.Err() == nil
 }
 
 // scenarioLPMax caps the LP a scenario's level 4 gets: its root and a few
@@ -797,11 +873,31 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 	}
 	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
 	r, ok := presolve(newRelaxationOf(e, s.enc, assumed, 3), deadline)
+	if s.m != nil && s.m.timeUp() {
+		return 0, false
+	}
 	if !ok || len(r.rows) == 0 || !fitsSparse(r) {
 		return 0, false
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
+	if m := s.m; m != nil {
+		m.spend(m.lp)
+		// Its share of the work: half what is left, at most what
+		// scenarioLPMax stands for.
+		lpLeft := min(m.left/2, forTime(scenarioLPMax))
+		stop = func() bool {
+			if m.timeUp() || lpLeft <= 0 {
+				return true
+			}
+			lpLeft -= lpStopWork
+			m.spend(lpStopWork)
+			return false
+		}
+	}
 	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.trace, nil)
+	if s.m != nil && s.m.timeUp() {
+		return 0, false
+	}
 	if pr == nil {
 		return 0, false
 	}
@@ -811,6 +907,9 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 }
 
 func (s *replanSearch) tryUntil(end time.Time, ms ...z.Lit) int {
+	if s.m != nil {
+		return s.try(fullTryMax, ms...)
+	}
 	left := time.Until(end)
 	if left <= 0 {
 		return 0

@@ -126,6 +126,9 @@ type asker struct {
 	// hardOnly stops at whether any plan can take an option: what keeps
 	// it from this plan is not weighed.
 	hardOnly bool
+	// work, when set, bounds the calls by work, the deadline only a
+	// safety cap (WhatIf.ReplanWork).
+	work *workMeter
 }
 
 // item is a named assumption a conflict set may name.
@@ -238,6 +241,11 @@ func (k *asker) routeLit(sid, m, vid string) (z.Lit, bool) {
 
 // try runs one bounded gini call under ms.
 func (k *asker) try(ms []z.Lit) int {
+	if k.work != nil {
+		k.calls++
+		k.work.spend(k.work.ask)
+		return k.work.sat(k.e, forTime(explainTry), k.fixed, ms)
+	}
 	left := time.Until(k.deadline)
 	if left <= 0 {
 		return 0

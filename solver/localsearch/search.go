@@ -808,11 +808,28 @@ func ImproveUntilStale(p *model.Pool, a model.Assignment, seed uint64, deadline 
 // ImproveContext is ImproveUntilStale that also stops, as at its
 // deadline, once ctx is done (an interrupted solve).
 func ImproveContext(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
+	out, _, _ := ImproveChecks(ctx, p, a, seed, deadline, stale, 0)
+	return out
+}
+
+// ImproveChecks is ImproveContext that also stops after maxChecks
+// evaluations of a move (0: no such cap), a budget that ends the search
+// at the same move on every machine. It returns the plan, the
+// evaluations made, and whether the deadline or ctx stopped the search
+// before its own end or the budget did (the plan may then differ between
+// runs).
+func ImproveChecks(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
-	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx}
+	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx, maxChecks: maxChecks}
 	ls.run()
+	return ls.result(p, a), ls.checks, ls.clock
+}
+
+// result is the search's plan, or a when eval rates a better.
+func (ls *lsSearch) result(p *model.Pool, a model.Assignment) model.Assignment {
+	st := ls.st
 	out := st.assignment()
 	after := eval.Check(p, out)
 	before := eval.Check(p, a)
@@ -831,6 +848,10 @@ type lsSearch struct {
 	queued   []bool
 	stopped  bool
 	checks   int
+	// maxChecks, when positive, stops the search after that many
+	// evaluations; clock is set when the deadline or ctx stopped it.
+	maxChecks int
+	clock     bool
 	// staleKicks ends the kick phase after that many kicks in a row
 	// fail to improve.
 	staleKicks int
@@ -842,8 +863,10 @@ func (ls *lsSearch) timeUp() bool {
 		return true
 	}
 	ls.checks++
-	if ls.checks%32 == 0 && (!ls.deadline.IsZero() && time.Now().After(ls.deadline) || ls.ctx.Err() != nil) {
+	if ls.maxChecks > 0 && ls.checks >= ls.maxChecks {
 		ls.stopped = true
+	} else if ls.checks%32 == 0 && (!ls.deadline.IsZero() && time.Now().After(ls.deadline) || ls.ctx.Err() != nil) {
+		ls.stopped, ls.clock = true, true
 	}
 	return ls.stopped
 }
