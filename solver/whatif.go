@@ -272,8 +272,9 @@ func (w *WhatIf) ReplanWork(ctx context.Context, sc Scenario, work Work, deadlin
 	vars := w.e.MaxVar()
 	out, err := w.replan(ctx, sc, m, deadline)
 	// The bounds a scenario builds first (totalizers, diagrams) stay for
-	// the later ones: charged by what they add.
-	m.spend(Work(w.e.MaxVar()-vars) * varWork2 / 2)
+	// the later ones: charged by what they add, each variable the dearer
+	// the bigger the solver it grows.
+	m.spend(Work(w.e.MaxVar()-vars) * (varWork2/2 + Work(vars)/growVarsDiv))
 	if out != nil {
 		out.Work, out.ClockCut = m.used, m.clock
 	}
@@ -600,9 +601,12 @@ func (s *replanSearch) improve(a model.Assignment, seed uint64, share Work) mode
 // run finds a first plan if the warm start gave none, then searches
 // level by level.
 func (s *replanSearch) run(sc Scenario) error {
-	if s.have {
+	// Seeds gini's phases with the warm plan. Not under a work budget:
+	// a slice restarts the descent, and one that sets every variable of
+	// a larger pool does not fit in it, so the probe would only spend.
+	if s.have && s.m == nil {
 		if lits, err := s.k.e.Lits(s.best); err == nil {
-			s.try(probeTry, lits...) // seeds gini's phases with the warm plan
+			s.try(probeTry, lits...)
 		}
 	}
 	if !s.have {

@@ -31,14 +31,15 @@ const (
 
 	// The costs, measured on the bench suite's 8x20, 24x60 and 256x1000
 	// (items: the encoding's lanes and sources).
-	sliceBaseWork    Work = 1_000 // a slice: 1-2 ms at 24x60,
-	sliceItemDiv     Work = 4     // 4 ms at 256x1000 (assumptions)
-	checkItemDiv     Work = 8_000 // an evaluation: 2-3.5 µs
-	lpStopWork       Work = 300   // lp's 8 iterations between stop checks
-	lpItemWork       Work = 30    // the scenario's LP, before iterating
-	varWork2         Work = 5     // two variables encoded
+	sliceBaseWork    Work = 1_000  // a slice: 1-2 ms at 24x60,
+	sliceItemDiv     Work = 4      // 4 ms at 256x1000 (assumptions)
+	checkItemDiv     Work = 8_000  // an evaluation: 2-3.5 µs
+	lpStopWork       Work = 300    // lp's 8 iterations between stop checks
+	lpItemWork       Work = 30     // the scenario's LP, before iterating
+	varWork2         Work = 5      // two variables encoded
+	growVarsDiv      Work = 50_000 // and one added later, per 50,000 there
 	encodeBaseWork   Work = 2_000
-	scenarioItemWork Work = 25 // a scenario's pool, checker, report
+	scenarioItemWork Work = 35 // a scenario's pool, checker, report
 	scenarioBaseWork Work = 1_000
 	warmItemWork     Work = 25 // the warm start's least local search
 	askItemDiv       Work = 8  // weighing an option with eval
