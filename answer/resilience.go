@@ -36,11 +36,11 @@ const budgetShare = 0.5
 type ResilienceOptions struct {
 	// Scenarios to re-plan; nil means SingleLosses (N-1).
 	Scenarios []solver.Scenario
-	// Limit bounds every re-plan together. It is turned into a work
-	// budget (solver.WorkPerSecond), and each scenario searched gets an
-	// equal share of the work left when it starts, so that the report
-	// does not depend on the clock; the clock only caps the run. Zero:
-	// DefaultReplanLimit.
+	// Limit bounds every re-plan together. Half of it is turned into a
+	// work budget (solver.WorkPerSecond, budgetShare), and each scenario
+	// searched gets an equal share of the work left when it starts, so
+	// that the report does not depend on the clock; the clock only caps
+	// the run. Zero: DefaultReplanLimit.
 	Limit time.Duration
 	// Work, when positive, is the work budget instead of Limit's; Limit
 	// then only caps the run's time. The same Work gives the same report

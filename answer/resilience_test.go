@@ -351,3 +351,45 @@ func firstDiff(a, b []byte) string {
 	}
 	return fmt.Sprintf("one is longer: %d and %d lines", len(la), len(lb))
 }
+
+// A scenario the clock cut, not its work budget, is marked in the table
+// and explained under it; a report without one says nothing of the clock.
+func TestTheTextSaysWhichScenariosTheClockCut(t *testing.T) {
+	p, base, _ := sparkFleet(t, catalog.Options{})
+	tests := []struct {
+		name      string
+		cut       bool
+		want, not []string
+	}{
+		{"a report the clock cut one scenario of", true,
+			[]string{"proved *", "* 1 scenario was ended by the clock, not by its work budget", "its answer may differ on another run"}, nil},
+		{"a report the clock cut nothing of", false, nil, []string{"*", "clock"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := answer.Resilience(context.Background(), p, base, answer.ResilienceOptions{Fleet: "examples/spark-fleet.json"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.cut {
+				i := slices.IndexFunc(r.Scenarios, func(s answer.Scenario) bool { return s.Status == answer.Proved })
+				r.Scenarios[i].ClockCut = true
+				r.Summary.ClockCut = 1
+			}
+			var txt bytes.Buffer
+			if err := answer.WriteResilienceText(&txt, r); err != nil {
+				t.Fatal(err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(txt.String(), w) {
+					t.Errorf("text lacks %q:\n%s", w, txt.String())
+				}
+			}
+			for _, n := range tt.not {
+				if strings.Contains(txt.String(), n) {
+					t.Errorf("text has %q:\n%s", n, txt.String())
+				}
+			}
+		})
+	}
+}

@@ -229,3 +229,58 @@ func TestAScenarioLevel4BoundNeverPassesAFreshProof(t *testing.T) {
 		t.Errorf("%d scenarios compared, %d bounded by the LP: the test does not reach the rule", compared, fromLP)
 	}
 }
+
+// Under a work budget a series of re-plans on one encoding is the same
+// on every run: two encodings of the same pool, each asked the same
+// scenarios in the same order with the same budgets, give the same
+// plans, levels and work, with the clock (a minute away) cutting none.
+func TestReplansUnderAWorkBudgetAreTheSameOnEveryRun(t *testing.T) {
+	p := pooltest.Random(1, 24, 60)
+	base := solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
+	var scs []Scenario
+	for _, n := range p.Nodes[:5] {
+		scs = append(scs, Scenario{Nodes: []string{n.ID}})
+	}
+	tests := []struct {
+		name string
+		work Work
+		// cuts: the budget leaves some re-plan unproved.
+		cuts bool
+	}{
+		{"a budget too small for most proofs", 20_000, true},
+		{"a budget of a tenth of a second's work", WorkPerSecond / 10, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var runs [2][]string
+			proved := 0
+			for run := range runs {
+				w, err := NewWhatIf(p, base, 1, time.Now().Add(time.Minute))
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, sc := range scs {
+					r, err := w.ReplanWork(context.Background(), sc, tt.work, time.Now().Add(time.Minute))
+					if err != nil {
+						t.Fatalf("%s: %v", sc.Name(), err)
+					}
+					if r.ClockCut {
+						t.Fatalf("%s: the clock cut a re-plan a minute from its deadline", sc.Name())
+					}
+					if r.Proved() && run == 0 {
+						proved++
+					}
+					runs[run] = append(runs[run], fmt.Sprintf("%s: timed out %v, %+v %v, work %d", sc.Name(), r.TimedOut, r.Result.Assignment, r.Result.Levels, r.Work))
+				}
+			}
+			if tt.cuts && proved == len(scs) {
+				t.Fatal("every re-plan proved: the budget cut nothing, so the test shows nothing")
+			}
+			for i := range scs {
+				if runs[0][i] != runs[1][i] {
+					t.Errorf("run 1 differs from run 0:\n%s\n%s", runs[0][i], runs[1][i])
+				}
+			}
+		})
+	}
+}

@@ -1,6 +1,7 @@
 package localsearch
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"testing"
@@ -229,4 +230,43 @@ func FuzzGreedyAndImprove(f *testing.F) {
 			t.Fatalf("Improve went from %v to %v (%v)", before.Objective, after.Objective, after.Err())
 		}
 	})
+}
+
+// A budget of evaluations ends the search at the same move on every run,
+// whatever the clock: it stops there, says the clock did not, and gives
+// the same plan twice; the same search with no budget goes further.
+func TestImproveChecksStopsAtTheSameMoveOnEveryRun(t *testing.T) {
+	p := pooltest.Random(11, 24, 60)
+	a := Greedy(p, 5)
+	far := time.Now().Add(time.Minute)
+	tests := []struct {
+		name   string
+		budget int
+	}{
+		{"a budget of 50 evaluations", 50},
+		{"a budget of 500 evaluations", 500},
+	}
+	ctx := context.Background()
+	_, full, _ := ImproveChecks(ctx, p, a, 9, far, StaleKicks, 0)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b1, n1, clock1 := ImproveChecks(ctx, p, a, 9, far, StaleKicks, tt.budget)
+			b2, n2, clock2 := ImproveChecks(ctx, p, a, 9, far, StaleKicks, tt.budget)
+			if clock1 || clock2 {
+				t.Fatal("the clock stopped a search a minute from its deadline")
+			}
+			if n1 != tt.budget || n2 != tt.budget {
+				t.Errorf("evaluations %d and %d, want the budget %d (the search alone made %d)", n1, n2, tt.budget, full)
+			}
+			if !reflect.DeepEqual(b1, b2) {
+				t.Error("two runs with the same budget differ")
+			}
+			if eval.Check(p, a).Objective.Less(eval.Check(p, b1).Objective) {
+				t.Error("the budgeted search made the plan worse")
+			}
+		})
+	}
+	if full <= 500 {
+		t.Fatalf("the search alone made %d evaluations: the budgets above cut nothing", full)
+	}
 }
