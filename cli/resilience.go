@@ -29,16 +29,16 @@ counts from the base plan: of equally good re-plans the one closest to the
 base plan is taken, and a scenario lists only what it changes. --replan-limit
 bounds the re-plans together, encoding the pool included: a scenario that
 takes nothing the plan uses keeps the plan, decided without a search; the
-others are taken in a fixed order (nodes, then links). The limit is turned
-into a work budget (gini slices, local-search moves, LP iterations, counted
-the same on every machine): each scenario gets an equal share of the work
-left, and those it leaves no work for are reported as skipped (they count as
-losing coverage). So the report is the same on every run. The clock only
-caps the run: where this machine is too slow or busy for the budget, it ends
-a search, and the scenarios it touched are marked (clockCut; * in the text)
-as ones whose answers may differ on another run. A fleet of hundreds of
-nodes needs a limit of minutes for every scenario. On a terminal, progress
-goes to stderr (--quiet turns it off).
+others are taken in a fixed order (nodes, then links). Half the limit is
+turned into a work budget (SAT propagations, local-search moves, LP
+iterations, counted the same on every machine): each scenario gets an equal
+share of the work left, and those it leaves no work for are reported as
+skipped (they count as losing coverage). So the report is the same on every
+run. The clock only caps the run: where this machine is too slow or busy for
+the budget, it ends a search, and the scenarios it touched are marked
+(clockCut; * in the text) as ones whose answers may differ on another run.
+A fleet of hundreds of nodes needs a limit of minutes for every scenario. On
+a terminal, progress goes to stderr (--quiet turns it off).
 
 Exit codes (for the CI of a fleet repository):
    0  every scenario keeps every source the plan covers covered

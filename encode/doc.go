@@ -3,9 +3,12 @@
 // four objective levels as literals and weighted groups, and bound
 // encodings ("level i <= k") built on demand. It is the only package that
 // imports gini's solver: the Encoding owns it, and packages solver and
-// export reach it only through sat.go (TryUnder, Why, Value, MaxVar).
-// They, and benchmarks, import gini/z only, for the literal and variable
-// types the Encoding speaks.
+// export reach it only through sat.go (TryUnder, TryTicks, Why, Value,
+// MaxVar). They, and benchmarks, import gini/z only, for the literal and
+// variable types the Encoding speaks. gini is the copy in third_party/gini
+// (go.mod's replace), which adds TryTicks: a budget of propagations
+// rather than of time, so that a search ends at the same point on every
+// machine.
 //
 // It does not search, choose bounds or decide anything: package solver
 // drives the solver. It does not check plans either: package eval does,

@@ -21,6 +21,18 @@ func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
 	return e.sat.Try(d)
 }
 
+// TryTicks is TryUnder with a budget of ticks, each 20,000 of gini's
+// propagations, that ends the search at the same point on every machine;
+// d, when positive, caps it in time too. It returns 0 when either ran out,
+// and the ticks used: fewer than ticks when the search answered, or when
+// d stopped it first.
+func (e *Encoding) TryTicks(ticks int64, d time.Duration, assume ...[]z.Lit) (int, int64) {
+	for _, ms := range assume {
+		e.sat.Assume(ms...)
+	}
+	return e.sat.TryTicks(ticks, d)
+}
+
 // Why appends to dst the assumptions of the last unsatisfiable TryUnder
 // that the answer rests on, and returns it.
 func (e *Encoding) Why(dst []z.Lit) []z.Lit { return e.sat.Why(dst) }

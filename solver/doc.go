@@ -280,12 +280,13 @@
 // comes from PCG generators with fixed seeds.
 //
 // What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
-// not depend on the clock at all: gini runs in slices that stop at its
-// first clock check, after 20,000 propagations, and the search counts
-// slices, local-search evaluations (localsearch.ImproveChecks) and LP
-// iterations against the budget. gini is deterministic given the same
-// calls, so a series of re-plans on one encoding is the same on every
-// run until the deadline, a safety cap, ends a step (Replan.ClockCut).
+// not depend on the clock at all: each gini call has a budget of
+// propagation ticks (20,000 propagations each; TryTicks, a method the
+// copy of gini in third_party adds), and the search counts ticks,
+// local-search evaluations (localsearch.ImproveChecks) and LP iterations
+// against the budget. gini is deterministic given the same calls, so a
+// series of re-plans on one encoding is the same on every run until the
+// deadline, a safety cap, ends a step (Replan.ClockCut).
 //
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s limit, 2 vCPUs, idle)
 //

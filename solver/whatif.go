@@ -601,12 +601,9 @@ func (s *replanSearch) improve(a model.Assignment, seed uint64, share Work) mode
 // run finds a first plan if the warm start gave none, then searches
 // level by level.
 func (s *replanSearch) run(sc Scenario) error {
-	// Seeds gini's phases with the warm plan. Not under a work budget:
-	// a slice restarts the descent, and one that sets every variable of
-	// a larger pool does not fit in it, so the probe would only spend.
-	if s.have && s.m == nil {
+	if s.have {
 		if lits, err := s.k.e.Lits(s.best); err == nil {
-			s.try(probeTry, lits...)
+			s.try(probeTry, lits...) // seeds gini's phases with the warm plan
 		}
 	}
 	if !s.have {

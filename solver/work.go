@@ -9,7 +9,7 @@ import (
 )
 
 // Work counts a re-plan's effort in units that do not depend on the
-// machine or its load: gini slices, local-search evaluations, LP
+// machine or its load: gini's propagation ticks, local-search evaluations, LP
 // iterations, variables the lazy bounds add, and the fixed costs of a
 // scenario, each weighted by about what it costs in microseconds on a
 // 2-vCPU machine (a step's cost grows with the pool). A search that ends
@@ -22,17 +22,13 @@ const (
 	// 2-vCPU machine: the unit is about a microsecond there.
 	WorkPerSecond Work = 1_000_000
 
-	// giniSlice is a gini call's time cap that has already passed when
-	// gini first looks at its clock, after 20,000 propagations: the call
-	// then stops there, at the same point on every machine. A longer
-	// search is a sequence of slices, each resuming with what the last
-	// one learnt.
-	giniSlice = time.Nanosecond
-
 	// The costs, measured on the bench suite's 8x20, 24x60 and 256x1000
 	// (items: the encoding's lanes and sources).
-	sliceBaseWork    Work = 1_000  // a slice: 1-2 ms at 24x60,
-	sliceItemDiv     Work = 4      // 4 ms at 256x1000 (assumptions)
+	callBaseWork     Work = 1_000 // a gini call besides its ticks: 0.5-2 ms,
+	callItemDiv      Work = 4     // 4 ms at 256x1000 (its assumptions)
+	tickBaseWork     Work = 500   // a tick, 20,000 propagations: 0.6 ms
+	tickItemWork     Work = 3     // at 24x60, 3.5 ms at 64x250 (diagrams)
+	tickItemMax      Work = 3_500
 	checkItemDiv     Work = 8_000  // an evaluation: 2-3.5 µs
 	lpStopWork       Work = 300    // lp's 8 iterations between stop checks
 	lpItemWork       Work = 30     // the scenario's LP, before iterating
@@ -47,7 +43,7 @@ const (
 
 // costs are the pool's step costs in work units.
 type costs struct {
-	slice, check, ask, lp Work
+	call, tick, check, ask, lp Work
 }
 
 func (w *WhatIf) items() Work { return Work(len(w.e.Lanes) + len(w.e.Sources)) }
@@ -55,7 +51,8 @@ func (w *WhatIf) items() Work { return Work(len(w.e.Lanes) + len(w.e.Sources)) }
 func (w *WhatIf) costs() costs {
 	n := w.items()
 	return costs{
-		slice: sliceBaseWork + n/sliceItemDiv,
+		call:  callBaseWork + n/callItemDiv,
+		tick:  tickBaseWork + min(n*tickItemWork, tickItemMax),
 		check: 2 + n/checkItemDiv,
 		ask:   10 + n/askItemDiv,
 		lp:    n * lpItemWork,
@@ -122,19 +119,20 @@ func forTime(d time.Duration) Work {
 	return Work(d.Seconds() * float64(WorkPerSecond))
 }
 
-// sat is one gini call under assume, in slices, until it answers, cap
-// work is spent, the budget is, or the clock stops it (0).
+// sat is one gini call under assume with a budget of ticks (gini's
+// TryTicks): until it answers, cap work is spent, the budget is, or the
+// clock stops it (0).
 func (m *workMeter) sat(e *encode.Encoding, cap Work, assume ...[]z.Lit) int {
-	for spent := Work(0); spent < cap && m.left >= m.slice; spent += m.slice {
-		if m.timeUp() {
-			return 0
-		}
-		m.spend(m.slice)
-		if r := e.TryUnder(giniSlice, assume...); r != 0 {
-			return r
-		}
+	ticks := (min(cap, m.left) - m.call) / m.tick
+	if ticks <= 0 || m.timeUp() {
+		return 0
 	}
-	return 0
+	r, used := e.TryTicks(ticks, max(time.Until(m.deadline), time.Nanosecond), assume...)
+	m.spend(m.call + used*m.tick)
+	if r == 0 && used < ticks {
+		m.clock = true
+	}
+	return r
 }
 
 // checks is how many local-search evaluations share buys (at least 1,
