@@ -588,7 +588,7 @@ func (s *replanSearch) warm(sc Scenario) error {
 	return s.accept(warm, false)
 }
 
-// improve is local search from a within share of the work budget.
+// improve is local search from a, within share of the work budget.
 func (s *replanSearch) improve(a model.Assignment, seed uint64, share Work) model.Assignment {
 	if share <= 0 || s.m.timeUp() {
 		return a
@@ -873,6 +873,9 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 		return 0, false // rounded memory proves nothing
 	}
 	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
+	if s.m != nil {
+		s.m.spend(s.m.lp) // the relaxation and its presolve
+	}
 	r, ok := presolve(newRelaxationOf(e, s.enc, assumed, 3), deadline)
 	if s.m != nil && s.m.timeUp() {
 		return 0, false
@@ -882,7 +885,6 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
 	if m := s.m; m != nil {
-		m.spend(m.lp)
 		// Its share of the work: half what is left, at most what
 		// scenarioLPMax stands for.
 		lpLeft := min(m.left/2, forTime(scenarioLPMax))
