@@ -235,6 +235,9 @@ func TestAScenarioLevel4BoundNeverPassesAFreshProof(t *testing.T) {
 // scenarios in the same order with the same budgets, give the same
 // plans, levels and work, with the clock (a minute away) cutting none.
 func TestReplansUnderAWorkBudgetAreTheSameOnEveryRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("solves a 24-node pool and re-plans it twice")
+	}
 	p := pooltest.Random(1, 24, 60)
 	base := solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
 	var scs []Scenario
