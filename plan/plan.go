@@ -164,6 +164,9 @@ type Lane struct {
 	Models    []string          `json:"models"`
 	Residency model.Residency   `json:"residency"`
 	Kind      model.VariantKind `json:"kind"`
+	// Devices are the GPUs the plan chose for the lane where its nodes
+	// have more than it needs ("node/domain", on every node of the lane).
+	Devices []string `json:"devices,omitempty"`
 	// Draws are the lane's draws on this node.
 	Draws []Draw `json:"draws"`
 	// With are the lane's other nodes, for a multi-node lane.

@@ -88,11 +88,11 @@ func (b *builder) rollout(changes []Change) *Rollout {
 		if !res.Valid() {
 			res = model.Always // running with a residency we cannot read: it holds its memory
 		}
-		in.Now = append(in.Now, b.rolloutLane(v, sortedCopy(cl.Nodes), res))
+		in.Now = append(in.Now, b.rolloutLane(v, sortedCopy(cl.Nodes), cl.Devices, res))
 	}
 	for _, id := range sortedKeys(b.lanes) {
 		l := b.lanes[id]
-		in.Planned = append(in.Planned, b.rolloutLane(l.v, l.nodes, l.res))
+		in.Planned = append(in.Planned, b.rolloutLane(l.v, l.nodes, l.devices, l.res))
 	}
 	rerouted := map[string]bool{}
 	for _, c := range changes {
@@ -148,9 +148,9 @@ func (b *builder) rollout(changes []Change) *Rollout {
 // rolloutLane is variant v on nodes with residency r as the rollout
 // counts it; a lane off its candidate placements draws its memory on
 // each node's first domain.
-func (b *builder) rolloutLane(v *model.Variant, nodes []string, r model.Residency) rollout.Lane {
-	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable(), Kind: v.Kind}
-	if k := placementOf(v, nodes); k >= 0 {
+func (b *builder) rolloutLane(v *model.Variant, nodes, devices []string, r model.Residency) rollout.Lane {
+	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Devices: devices, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable(), Kind: v.Kind}
+	if k := v.Placement(nodes, devices); k >= 0 {
 		l.Draws = slices.Clone(v.Placements[k].Draws)
 	} else {
 		for _, n := range nodes {

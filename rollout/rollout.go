@@ -17,8 +17,11 @@ const ExactLimit = 16
 // Lane is a lane as the rollout sees it: where it runs, how it holds its
 // memory, and what it serves.
 type Lane struct {
-	Variant   string
-	Nodes     []string
+	Variant string
+	Nodes   []string
+	// Devices are the lane's device choice (model.Placement.Devices): the
+	// same lane on other GPUs is a restart.
+	Devices   []string
 	Residency model.Residency
 	// Draws are the lane's draws on every node it runs on.
 	Draws []model.Draw
@@ -264,7 +267,7 @@ func newProblem(in Input) *problem {
 	for _, l := range sortedLanes(in.Now) {
 		l.Nodes = sorted(l.Nodes)
 		it := inst{lane: l, now: true, stop: -1, start: -1, res: -1}
-		if pi, ok := planned[l.Variant]; ok && slices.Equal(l.Nodes, sorted(in.Planned[pi].Nodes)) {
+		if pi, ok := planned[l.Variant]; ok && slices.Equal(l.Nodes, sorted(in.Planned[pi].Nodes)) && slices.Equal(sorted(l.Devices), sorted(in.Planned[pi].Devices)) {
 			if _, dup := kept[l.Variant]; !dup {
 				kept[l.Variant] = len(p.insts)
 				if want := in.Planned[pi].Residency; want.Valid() && l.Residency.Valid() && want != l.Residency {

@@ -306,9 +306,9 @@ func (w *WhatIf) fixScenario(k *asker, sc Scenario, down map[string]bool) []Expl
 	var infeasible []Explanation
 	for _, l := range sc.Lanes {
 		vi := w.e.Index.Variant[l.Variant]
-		x, ok := k.laneLit(l.Variant, l.Nodes)
+		x, ok := k.laneLit(l.Variant, l.Nodes, l.Devices)
 		if !ok {
-			o := k.option("", "", &w.p.Variants[vi], placementOn(&w.p.Variants[vi], l.Nodes))
+			o := k.option("", "", &w.p.Variants[vi], placementOn(&w.p.Variants[vi], l.Nodes, l.Devices))
 			infeasible = append(infeasible, Explanation{Subject: sc.Name(), Reason: o.shortOr(l.Variant + " has no candidate placement on " + strings.Join(l.Nodes, "+"))})
 			continue
 		}
@@ -446,14 +446,11 @@ func reasonTexts(rs []model.Reason) []string {
 	return out
 }
 
-func placementOn(v *model.Variant, nodes []string) *model.Placement {
-	want := sortedUnique(nodes)
-	for i := range v.Placements {
-		if slices.Equal(sortedUnique(v.Placements[i].Nodes), want) {
-			return &v.Placements[i]
-		}
+func placementOn(v *model.Variant, nodes, devices []string) *model.Placement {
+	if k := v.Placement(nodes, devices); k >= 0 {
+		return &v.Placements[k]
 	}
-	return &model.Placement{Nodes: want}
+	return &model.Placement{Nodes: sortedUnique(nodes), Devices: devices}
 }
 
 // brokenPin says why a lane pin cannot hold once the scenario takes its
@@ -654,7 +651,7 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 				}
 			}
 		}
-		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedUnique(f.Nodes), Residency: r})
+		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedUnique(f.Nodes), Devices: f.Devices, Residency: r})
 	}
 	for _, rc := range s.w.base.Assignment.Routes {
 		if i := slices.IndexFunc(sc.Routes, func(f model.RouteChoice) bool { return f.Source == rc.Source }); i >= 0 {
