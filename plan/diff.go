@@ -74,11 +74,11 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 			if st := b.notRunning(v.ID, l.nodes); st != "" {
 				why = "not running now (" + st + "); " + why
 			}
-			out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
+			out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes), Devices: l.devices,
 				Residency: l.res, Reason: why})
 		default:
 			moved = 0
-			out = append(out, Change{Kind: Move, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
+			out = append(out, Change{Kind: Move, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes), Devices: l.devices,
 				FromNodes: sortedCopy(now[0].Nodes), Residency: l.res, Reason: b.whyMove(l, now[0].Nodes)})
 		}
 	}

@@ -267,6 +267,9 @@ type Change struct {
 	// Nodes are where the lane runs (start, residency), ran (stop), or
 	// goes (move).
 	Nodes []string `json:"nodes,omitempty"`
+	// Devices are the GPUs the plan chose for a started or moved lane
+	// (Lane.Devices): its launch must see just these.
+	Devices []string `json:"devices,omitempty"`
 	// FromNodes are where a moved lane runs now.
 	FromNodes []string `json:"fromNodes,omitempty"`
 	// Residency is the lane's residency: planned for a start or move, as

@@ -41,6 +41,8 @@ type Step struct {
 	// LaneKind is the variant's kind, for lane steps.
 	LaneKind model.VariantKind `json:"laneKind,omitempty"`
 	Nodes    []string          `json:"nodes,omitempty"`
+	// Devices are the GPUs the plan chose for a started lane.
+	Devices []string `json:"devices,omitempty"`
 	// FromNodes are where a lane started elsewhere runs now (a move: its
 	// stop is a later step).
 	FromNodes []string        `json:"fromNodes,omitempty"`
@@ -134,7 +136,7 @@ func (b *builder) rollout(changes []Change) *Rollout {
 		UncoveredDemandMs: roundTo(finite(r.UncoveredDemandMs), 1), StopFirstDemandMs: roundTo(finite(r.StopFirstDemandMs), 1),
 		DurationMs: Ms(r.DurationMs), Waves: r.Waves, Steps: []Step{}}
 	for i, s := range r.Steps {
-		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes,
+		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Devices: s.Devices,
 			FromNodes: s.FromNodes, Residency: s.Residency, From: s.From, To: s.To, WaitMs: Ms(s.WaitMs),
 			OverBudget: s.OverBudget}
 		for _, l := range s.Losses {

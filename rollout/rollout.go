@@ -87,6 +87,8 @@ type Step struct {
 	// LaneKind is the lane's kind, for lane steps.
 	LaneKind model.VariantKind
 	Nodes    []string
+	// Devices are the GPUs of a started lane, where the plan chose them.
+	Devices []string
 	// FromNodes are where a lane started elsewhere runs now: the start
 	// half of a move, whose stop is a later step.
 	FromNodes []string
@@ -806,7 +808,7 @@ func (p *problem) laneStep(x int) Step {
 	a := p.acts[x]
 	in := &p.insts[a.inst]
 	st := Step{Action: a.kind, Subject: in.lane.Variant, LaneKind: in.lane.Kind, Nodes: slices.Clone(in.lane.Nodes),
-		WaitMs: a.dur, Residency: in.lane.Residency}
+		Devices: slices.Clone(in.lane.Devices), WaitMs: a.dur, Residency: in.lane.Residency}
 	switch a.kind {
 	case Residency:
 		st.From, st.To, st.Residency = string(in.lane.Residency), string(in.to), ""

@@ -829,11 +829,16 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 	shown := map[string]int{}
 	hidden := map[string]int{}
 	var order []string
+	same := map[string]int{} // text -> index in parts: GPU sets of one node read alike
 	for _, c := range cands {
 		o := k.weigh(sid, c)
 		ex.Pins = append(ex.Pins, o.Pins...)
 		if len(o.Reasons) == 0 {
 			open = true
+		}
+		text := o.short()
+		if _, ok := same[text]; ok {
+			continue
 		}
 		key := o.Model + "\x00" + o.Variant
 		if shown[key] >= 3 {
@@ -844,7 +849,8 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 			continue
 		}
 		shown[key]++
-		parts = append(parts, o.short())
+		same[text] = len(parts)
+		parts = append(parts, text)
 	}
 	for _, key := range order {
 		m, v, _ := strings.Cut(key, "\x00")

@@ -880,7 +880,14 @@ type LaneAnswer struct {
 	// Unweighed counts the other eligible placements not weighed
 	// (beyond maxMoves).
 	Unweighed int `json:"unweighed,omitempty"`
+	// UnlistedGPUSets counts the GPU sets on the node past the first
+	// maxGPUSets (and the plan's own), not weighed.
+	UnlistedGPUSets int `json:"unlistedGpuSets,omitempty"`
 }
+
+// maxGPUSets bounds the GPU sets of one node an answer weighs: on an
+// 8-GPU box a TP4 lane has 70, most alike.
+const maxGPUSets = 4
 
 // Alternative is one way the plan could do without a lane it runs, and
 // the best plan that takes it.
@@ -969,10 +976,20 @@ func (w *WhatIf) WhyLane(ctx context.Context, runtime, node string, best bool, d
 			ans.Lane = &l
 		}
 	}
+	sets := map[string]int{} // node set -> GPU sets listed
 	for pi := range v.Placements {
 		pl := &v.Placements[pi]
 		if !slices.Contains(pl.Nodes, node) {
 			continue
+		}
+		if len(pl.Devices) > 0 {
+			key := strings.Join(pl.Nodes, "+")
+			mine := ans.Lane != nil && pl.On(ans.Lane.Nodes, ans.Lane.Devices)
+			if sets[key] >= maxGPUSets && !mine {
+				ans.UnlistedGPUSets++
+				continue
+			}
+			sets[key]++
 		}
 		o := k.option("", "", v, pl)
 		if best && o.Possible && !o.Chosen {
