@@ -133,3 +133,30 @@ func TestCanonicalMovesAPlanOntoTheGPUsTheSymmetryConstraintsKeep(t *testing.T) 
 		t.Errorf("canonical left the one-GPU lane on cuda:3: %+v", c.Lanes)
 	}
 }
+
+// Four one-GPU recipes of exactly half a GPU's plan budget fill two GPUs
+// to the byte when kept always; a fifth of a hundredth of a GiB more
+// does not fit beside them, and the solver proves it leaves one out.
+func TestLanesThatFillTheirGPUsExactlyFitAndNotAHundredthMore(t *testing.T) {
+	box := pooltest.New(pooltest.Node("box", 512, pooltest.GPUs(2, 80)))
+	half := box.Nodes[0].Domains[1].Budget.PlanGb / 2
+	build := func(extra float64) *model.Pool {
+		parts := []pooltest.Part{pooltest.Node("box", 512, pooltest.GPUs(2, 80)), pooltest.External("ext", 5000)}
+		for i, gb := range []float64{half, half, half, half + extra} {
+			id := fmt.Sprintf("recipe:r%d/rt", i)
+			m := fmt.Sprintf("m%d", i)
+			parts = append(parts, pooltest.Variant(id, 8, pooltest.Kind(model.Recipe), pooltest.On("box"), pooltest.PerGPU(1, gb),
+				pooltest.Serves(m), pooltest.DefaultResidency(model.Always)),
+				pooltest.PinLane(id, model.Always), pooltest.LocalModel(m), pooltest.Alias("a"+m, 1, m))
+		}
+		return pooltest.New(parts...)
+	}
+	if res := solve(t, build(0), Options{Seed: 1}); res.Infeasible {
+		t.Fatalf("four lanes of exactly half a GPU each, pinned always, found infeasible: %+v", res.Explanations)
+	} else if rep := eval.Check(build(0), res.Assignment); !rep.Valid {
+		t.Fatalf("the exact fit is invalid by the evaluator: %v", rep.Violations)
+	}
+	if res := solve(t, build(0.01), Options{Seed: 1}); !res.Infeasible {
+		t.Fatalf("a lane 0.01 GiB over half a GPU fitted beside three halves: %+v", res.Assignment.Lanes)
+	}
+}
