@@ -84,6 +84,8 @@ type LaneExplain struct {
 	// Unweighed counts the variant's other eligible placements not
 	// weighed.
 	Unweighed int `json:"unweighed,omitempty"`
+	// UnlistedGPUSets counts the node's GPU sets not weighed.
+	UnlistedGPUSets int `json:"unlistedGpuSets,omitempty"`
 }
 
 // Alternative is a way to do without a placed lane, with what its best
@@ -169,7 +171,7 @@ func ExplainLane(ctx context.Context, w *solver.WhatIf, p *model.Pool, runtime, 
 	for _, a := range ans.Alternatives {
 		le.Alternatives = append(le.Alternatives, Alternative{Alternative: a, Change: change(a.Best, w.Base().Objective), Changes: changes(rp, a.Best)})
 	}
-	le.Unweighed = ans.Unweighed
+	le.Unweighed, le.UnlistedGPUSets = ans.Unweighed, ans.UnlistedGPUSets
 	if vi, ok := p.Index().Variant[ans.Variant]; ok {
 		le.Forwarded = p.Variants[vi].Forwarded
 	}
@@ -361,13 +363,16 @@ func writeLane(t *text, l *LaneExplain) {
 	for _, o := range l.Options {
 		writeOption(t, o)
 	}
+	if l.UnlistedGPUSets > 0 {
+		t.line(fmt.Sprintf("  (%d other GPU sets of %s on %s not weighed)", l.UnlistedGPUSets, l.Variant, l.Node))
+	}
 	if len(l.Alternatives) == 0 {
 		return
 	}
 	t.blank()
 	t.line("Why it is there: the plan against each alternative")
 	for _, a := range l.Alternatives {
-		on := strings.Join(a.Nodes, "+")
+		on := model.PlacementKey(a.Nodes, a.Devices)
 		var head string
 		switch a.Kind {
 		case "without":
@@ -397,9 +402,9 @@ func writeOption(t *text, o Option) {
 	case o.External:
 		head += " (external)"
 	case o.Variant != "" && o.Model != "":
-		head += " via " + o.Variant + " on " + strings.Join(o.Nodes, "+")
+		head += " via " + o.Variant + " on " + model.PlacementKey(o.Nodes, o.Devices)
 	case o.Variant != "":
-		head = o.Variant + " on " + strings.Join(o.Nodes, "+")
+		head = o.Variant + " on " + model.PlacementKey(o.Nodes, o.Devices)
 	}
 	switch {
 	case o.Chosen:
@@ -464,7 +469,7 @@ func bestText(o Option) string {
 
 // changeWords is a change in a few words, without its reason.
 func changeWords(c plan.Change) string {
-	on := strings.Join(c.Nodes, "+")
+	on := model.PlacementKey(c.Nodes, c.Devices)
 	switch c.Kind {
 	case plan.Start:
 		return fmt.Sprintf("start %s on %s (%s)", c.Subject, on, c.Residency)

@@ -375,7 +375,7 @@ func renderPool(p *model.Pool, base model.Assignment, bp *plan.Plan) *model.Pool
 	rp := *p
 	rp.Current = model.Current{Lanes: []model.CurrentLane{}, Routes: []model.CurrentRoute{}}
 	for _, l := range base.Lanes {
-		rp.Current.Lanes = append(rp.Current.Lanes, model.CurrentLane{Variant: l.Variant, Nodes: l.Nodes, Residency: l.Residency, Status: "running"})
+		rp.Current.Lanes = append(rp.Current.Lanes, model.CurrentLane{Variant: l.Variant, Nodes: l.Nodes, Devices: l.Devices, Residency: l.Residency, Status: "running"})
 	}
 	ix := p.Index()
 	for _, r := range bp.Routes {

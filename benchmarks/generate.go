@@ -67,8 +67,9 @@ type node struct {
 	peers     []string
 	group     int // index of its link clique, -1 when unlinked
 	diskFree  float64
-	load      float64 // GiB of configured lanes
-	held      float64 // GiB that must stay resident (keepWarm and pins)
+	load      float64   // GiB of configured lanes
+	held      float64   // GiB that must stay resident (keepWarm and pins)
+	gpuHeld   []float64 // the same, per GPU of an H100 box
 	lanes     []*lane
 	cached    []string
 }
@@ -88,8 +89,9 @@ type lane struct {
 	kind    laneKind
 	m       *mdl
 	nodes   []*node
-	memGb   float64 // per node
+	memGb   float64 // per node; on an H100 box, GPU memory over its GPUs
 	tp      int
+	gpu     int  // an H100 box's GPU of a one-GPU lane; -1 for all eight
 	keep    bool // keepWarm
 	pref    bool // preferredWarm
 	pinned  bool // a policy pin holds it on its node, always
@@ -113,7 +115,8 @@ type recipe struct {
 	m                           *mdl
 	hw                          hwKind
 	k, tp                       int
-	memGb, diskGb               float64
+	memGb, diskGb               float64 // memGb: GPU memory over its GPUs, when gpus
+	gpus                        bool    // from a lane on an H100 box's GPUs
 	ttft, decode                float64 // benchmark result, 0 when none
 }
 
@@ -170,6 +173,9 @@ func (g *gen) makeNodes() {
 			macs++
 		}
 		nd.budget = planBudget(k, nd.macGb)
+		if k == hwH100 {
+			nd.gpuHeld = make([]float64, h100GPUs)
+		}
 		nd.diskFree = []float64{40, 120, 400, 900}[g.rng.IntN(4)]
 		g.nodeList = append(g.nodeList, nd)
 	}
@@ -468,7 +474,20 @@ func (g *gen) sizes() {
 	if g.sp.Tight {
 		target = 1.3
 	}
+	for _, n := range g.nodeList {
+		next := 0
+		for _, l := range n.lanes {
+			l.gpu = -1
+			if l.onGPUs() && l.tp == 1 {
+				l.gpu, next = next%h100GPUs, next+1
+			}
+		}
+	}
 	for _, n := range g.usable() {
+		if n.hw == hwH100 {
+			sizeGPUs(n, target)
+			continue
+		}
 		fixed, scalable := 0.0, 0.0
 		for _, l := range n.lanes {
 			if l.kind == kindManaged && l.m.kind == "chat" && l.tp == 1 {
@@ -490,12 +509,95 @@ func (g *gen) sizes() {
 		limit := math.Inf(1)
 		for _, n := range l.nodes {
 			limit = math.Min(limit, math.Floor(0.9*n.budget))
+			if l.onGPUs() {
+				limit = math.Floor(0.9*gpuBudget()) * float64(len(l.gpus()))
+			}
 		}
 		if l.kind != kindFederated {
 			l.memGb = math.Min(l.memGb, limit)
 		}
 		for _, n := range l.nodes {
 			n.load += l.memGb
+		}
+	}
+}
+
+// sizeGPUs gives each one-GPU lane of an H100 box its GPU, round the
+// eight, and scales the box's managed chat lanes so that each GPU's load
+// is about target of its plan budget, next to the eight-GPU lanes' share.
+func sizeGPUs(n *node, target float64) {
+	scales := func(l *lane) bool { return l.kind == kindManaged && l.m.kind == "chat" && l.tp == 1 }
+	fixed := make([]float64, h100GPUs)
+	scalable := make([]float64, h100GPUs)
+	for _, l := range n.lanes {
+		if !l.onGPUs() {
+			continue
+		}
+		for _, d := range l.gpus() {
+			if scales(l) {
+				scalable[d] += l.memGb
+			} else {
+				fixed[d] += l.memGb / float64(len(l.gpus()))
+			}
+		}
+	}
+	for _, l := range n.lanes {
+		if scales(l) && scalable[l.gpu] > 0 {
+			f := math.Max(0.2, (target*gpuBudget()-fixed[l.gpu])/scalable[l.gpu])
+			l.memGb = math.Max(4, math.Round(l.memGb*f))
+		}
+	}
+}
+
+// gpus are the GPUs of its H100 box a lane takes: its one, or all eight.
+func (l *lane) gpus() []int {
+	if l.gpu >= 0 && l.tp == 1 {
+		return []int{l.gpu}
+	}
+	all := make([]int, h100GPUs)
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
+// onGPUs reports whether the lane's memory is on its H100 box's GPUs: a
+// runtime of one box, whose config gives gpuMemoryGb. Lanes across boxes
+// (pool blocks, distributed members) give LLooM one figure per node, which
+// it counts on the host.
+func (l *lane) onGPUs() bool { return l.kind == kindManaged && l.nodes[0].hw == hwH100 }
+
+// hostGb is what the lane takes of its node's primary domain.
+func (l *lane) hostGb() float64 {
+	if l.onGPUs() {
+		return hostGb(l.memGb)
+	}
+	return l.memGb
+}
+
+// canHold reports whether keeping l resident leaves its node (each of its
+// GPUs, on an H100 box) under 45% held, so that the fleet always has a
+// plan; hold records it.
+func canHold(l *lane) bool {
+	n := l.nodes[0]
+	if !l.onGPUs() {
+		return n.held+l.memGb <= 0.45*n.budget
+	}
+	share := l.memGb / float64(len(l.gpus()))
+	for _, d := range l.gpus() {
+		if n.gpuHeld[d]+share > 0.45*gpuBudget() {
+			return false
+		}
+	}
+	return true
+}
+
+func hold(l *lane) {
+	n := l.nodes[0]
+	n.held += l.hostGb()
+	if l.onGPUs() {
+		for _, d := range l.gpus() {
+			n.gpuHeld[d] += l.memGb / float64(len(l.gpus()))
 		}
 	}
 }
@@ -508,12 +610,11 @@ func (g *gen) residency() {
 		if l.kind != kindManaged {
 			continue
 		}
-		n := l.nodes[0]
 		small := l.m.kind != "chat" && l.m.kind != "image"
 		wantKeep := small && g.rng.Float64() < 0.7 || g.rng.Float64() < 0.1
-		if wantKeep && n.held+l.memGb <= 0.45*n.budget {
+		if wantKeep && canHold(l) {
 			l.keep = true
-			n.held += l.memGb
+			hold(l)
 			continue
 		}
 		l.pref = g.rng.Float64() < 0.3
@@ -545,7 +646,7 @@ func (g *gen) recipes() {
 	for i := range g.recs {
 		m := cands[i%len(cands)]
 		first := m.lanes[0]
-		r := &recipe{m: m, hw: m.hw, k: 1, tp: first.tp, memGb: first.memGb}
+		r := &recipe{m: m, hw: m.hw, k: 1, tp: first.tp, memGb: first.memGb, gpus: first.onGPUs()}
 		if first.kind != kindManaged {
 			r.k = len(first.nodes) // a TP recipe needs the same clique size
 		}
@@ -709,11 +810,11 @@ func (g *gen) policyFacts() {
 		}
 		l := g.laneList[i]
 		n := l.nodes[0]
-		if l.kind != kindManaged || l.keep || n.cordoned || n.down || n.held+l.memGb > 0.45*n.budget {
+		if l.kind != kindManaged || l.keep || n.cordoned || n.down || !canHold(l) {
 			continue
 		}
 		l.pinned, l.pref = true, false
-		n.held += l.memGb
+		hold(l)
 		pins--
 	}
 	routePins := max(1, g.sp.Nodes/32)
@@ -785,7 +886,6 @@ func (g *gen) config() obj {
 			res["memoryGb"] = 128
 		case hwH100:
 			res["memoryGb"] = 2048
-			res["memoryBudgetGb"] = h100BudgetGb
 			res["gpuMemoryGb"] = 640
 		case hwMac:
 			res["memoryGb"] = n.macGb
@@ -902,7 +1002,7 @@ func l0(targets arr, key string) any { return targets[0].(obj)[key] }
 
 func (g *gen) runtime(l *lane) obj {
 	n := l.nodes[0]
-	rt := obj{"enabled": true, "node": n.id, "port": l.port, "memoryGb": l.memGb,
+	rt := obj{"enabled": true, "node": n.id, "port": l.port, "memoryGb": l.hostGb(),
 		"healthUrl": fmt.Sprintf("http://%s.pool.invalid:%d/health", n.id, l.port)}
 	switch {
 	case l.kind == kindExternalSingle:
@@ -919,8 +1019,14 @@ func (g *gen) runtime(l *lane) obj {
 		rt["maxConcurrency"] = 8
 		rt["bootstrap"] = obj{"adapter": "docker", "image": "vllm/vllm-openai",
 			"command": arr{l.m.upstream, "--served-model-name", l.m.id, "--tensor-parallel-size", fmt.Sprint(l.tp), "--max-num-seqs", "8"}}
-		// No gpuMemoryGb: it draws from the GPUs' own domains, and the
-		// box's memoryBudgetGb already stands for the eight GPUs.
+		if l.onGPUs() {
+			// The weights live on the GPUs: gpuMemoryGb over the lane's
+			// GPUs, and a one-GPU lane's launch names its GPU.
+			rt["gpuMemoryGb"] = l.memGb
+			if l.gpu >= 0 {
+				rt["env"] = obj{"CUDA_VISIBLE_DEVICES": fmt.Sprint(l.gpu)}
+			}
+		}
 	}
 	if l.keep {
 		rt["keepWarm"] = true
@@ -1085,7 +1191,7 @@ func (g *gen) status(n *node) obj {
 			}
 		}
 		if row["status"] != "stopped" {
-			used += l.memGb
+			used += l.hostGb()
 		}
 		id := l.id
 		if l.kind == kindDistributed {
@@ -1146,15 +1252,23 @@ func (g *gen) metrics() obj {
 func (g *gen) recipeDocs() arr {
 	var out arr
 	for _, r := range g.recs {
+		host := r.memGb
+		if r.gpus {
+			host = hostGb(r.memGb)
+		}
 		req := obj{
 			"platforms":      arr{r.hw.platform()},
 			"accelerators":   arr{r.hw.recipeAccelerator()},
 			"computeArchs":   arr{r.hw.arch()},
-			"memoryGb":       r.memGb,
+			"memoryGb":       host,
 			"diskGb":         r.diskGb,
 			"tensorParallel": r.tp,
 		}
-		settings := obj{"memoryGb": r.memGb, "maxSequences": 8}
+		if r.gpus {
+			// Any r.tp of the box's GPUs, each holding its share.
+			req["resourceEstimate"] = obj{"memoryGb": host, "domains": arr{obj{"kind": "device", "backend": "cuda", "requiredGb": round2(r.memGb / float64(r.tp))}}}
+		}
+		settings := obj{"memoryGb": host, "maxSequences": 8}
 		if r.command != "" {
 			req["commands"] = arr{r.command}
 			settings["runtime"] = obj{"command": r.command, "args": arr{"serve"}, "management": "managed"}

@@ -57,12 +57,9 @@ const (
 	sparkTotalBytes = 130661208064 // what a GB10 reports: 121.69 GiB
 	h100HostGb      = 2015.6       // DGX H100 host memory
 	h100DeviceGb    = 79.6         // what an H100 80GB reports
-	// h100BudgetGb is the node memoryBudgetGb an operator sets on a GPU
-	// box: LLooM budgets runtimes' memoryGb on system:0 and does not
-	// budget gpuMemoryGb, so the budget stands for the eight GPUs.
-	h100BudgetGb = 600
-	maxUtil      = 0.95
-	headroomGb   = 4
+	h100GPUs        = 8
+	maxUtil         = 0.95
+	headroomGb      = 4
 )
 
 var macSizesGb = []float64{64, 96, 128, 192}
@@ -83,12 +80,19 @@ func totalGb(k hwKind, macGb float64) float64 {
 func planBudget(k hwKind, macGb float64) float64 {
 	total, util, hr := totalGb(k, macGb), maxUtil, float64(headroomGb)
 	in := model.BudgetInputs{Primary: true, TelemetryTotalGb: &total, PolicyMaxUtil: &util, HeadroomGb: hr}
-	if k == hwH100 {
-		b := float64(h100BudgetGb)
-		in.NodeBudgetGb = &b
-	}
 	return model.ComputeBudget(in).PlanGb
 }
+
+// gpuBudget is what the planner may fill on one H100's own memory domain.
+func gpuBudget() float64 {
+	total, util := h100DeviceGb, maxUtil
+	return model.ComputeBudget(model.BudgetInputs{TelemetryTotalGb: &total, PolicyMaxUtil: &util, HeadroomGb: headroomGb}).PlanGb
+}
+
+// hostGb is what a lane on an H100 box takes of the host's memory: the
+// process and its staging buffers, not the weights, which live on the
+// GPUs.
+func hostGb(gpuGb float64) float64 { return math.Round(8 + 0.1*gpuGb) }
 
 // profile is the node's machine profile v1.
 func (n *node) profile() obj {

@@ -33,19 +33,35 @@ func gpuNeed(gb float64, devices int) []lloom.DomainNeed {
 	return []lloom.DomainNeed{{ID: "memory", Kind: "device", RequiredGb: gb / float64(devices)}}
 }
 
-// drawNeeds adds to p what needs[node] asks of each node's domains,
+// drawNeeds gives p what needs[node] asks of each node's domains,
 // matched as LLooM's resource fit matches them (lloom.DomainNeed.Matches).
 // A requirement that names its domain draws from the first that matches.
 // One that names none draws from the primary domain when that is the
 // first match (the draw there is the larger of it and the lane's total
-// figure); otherwise from each of the first `devices` matching domains,
-// in the order the machine lists them, or, when the launch says which
-// devices it sees (visible, lloom.VisibleDevices), of those in the order
-// the process numbers them. A requirement no domain matches
-// draws nothing: LLooM calls such a fit unknown, not a misfit.
-// Requirements come from the estimate's domains when it has any, else
-// from the runtime's gpuMemoryGb (domainNeeds).
-func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.DomainNeed, devices int, visible []string) {
+// figure); otherwise from `devices` of the matching domains: when the
+// launch says which devices it sees (visible, lloom.VisibleDevices), the
+// first of those in the order the process numbers them; when the lane is
+// free to take any (choose: a recipe the plan would install, whose launch
+// is written by the plan), one placement per set of `devices` of them,
+// so that the solver picks the GPUs; else the first in the order the
+// machine lists them, as a process told nothing uses them. A requirement
+// no domain matches draws nothing: LLooM calls such a fit unknown, not a
+// misfit. Requirements come from the estimate's domains when it has any,
+// else from the runtime's gpuMemoryGb (domainNeeds).
+func (b *builder) drawNeeds(p model.Placement, needs func(node string) []lloom.DomainNeed, devices int, visible []string, choose bool) []model.Placement {
+	type draw struct {
+		node, dom string
+		gb        float64
+	}
+	type pick struct {
+		node  string
+		need  int // which requirement of the node
+		among []string
+		gb    float64
+	}
+	p.Draws = slices.Clone(p.Draws)
+	var fixed []draw
+	var picks []pick
 	for _, n := range p.Nodes {
 		ns := needs(n)
 		if len(ns) == 0 {
@@ -59,15 +75,7 @@ func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.
 				primary, at = d.Domain, i
 			}
 		}
-		extra := map[string]float64{}
-		var order []string
-		add := func(dom string, gb float64) {
-			if _, ok := extra[dom]; !ok {
-				order = append(order, dom)
-			}
-			extra[dom] += gb
-		}
-		for _, need := range ns {
+		for ni, need := range ns {
 			var matches []string
 			for _, d := range doms {
 				if need.Matches(d) {
@@ -89,25 +97,85 @@ func (b *builder) drawNeeds(p *model.Placement, needs func(node string) []lloom.
 					p.Draws[at].Gb = math.Max(p.Draws[at].Gb, need.RequiredGb)
 				}
 			case need.Named():
-				add(matches[0], need.RequiredGb)
+				fixed = append(fixed, draw{n, matches[0], need.RequiredGb})
+			case choose && len(visible) == 0 && len(matches) > devices:
+				for range devices {
+					picks = append(picks, pick{n, ni, matches, need.RequiredGb})
+				}
 			default:
 				for i := range devices {
+					dom := missingDevice
 					if i < len(matches) {
-						add(matches[i], need.RequiredGb)
-					} else {
-						add(missingDevice, need.RequiredGb)
+						dom = matches[i]
 					}
+					fixed = append(fixed, draw{n, dom, need.RequiredGb})
 				}
 				if len(matches) < devices {
 					b.note("%s on %s: needs %d %s domains, the node has %d", p.Key(), n, devices, need.Kind, len(matches))
 				}
 			}
 		}
-		for _, dom := range order {
-			p.Draws = append(p.Draws, model.Draw{Node: n, Domain: dom, Gb: extra[dom]})
+	}
+	finish := func(extra []draw, chosen []string) model.Placement {
+		q := model.Placement{Nodes: p.Nodes, Draws: slices.Clone(p.Draws)}
+		at := map[[2]string]int{}
+		for _, d := range extra {
+			k := [2]string{d.node, d.dom}
+			if i, ok := at[k]; ok {
+				q.Draws[i].Gb += d.gb
+				continue
+			}
+			at[k] = len(q.Draws)
+			q.Draws = append(q.Draws, model.Draw{Node: d.node, Domain: d.dom, Gb: d.gb})
+		}
+		if len(chosen) > 0 {
+			q.Devices = slices.Sorted(slices.Values(chosen))
+		}
+		return q
+	}
+	if len(picks) == 0 {
+		return []model.Placement{finish(fixed, nil)}
+	}
+	// Every set of distinct devices for each requirement (its picks are
+	// consecutive and take ascending positions, so each set comes once).
+	var out []model.Placement
+	var chosen []draw
+	truncated := false
+	var rec func(i, from int)
+	rec = func(i, from int) {
+		if len(out) >= maxDeviceSets {
+			truncated = true
+			return
+		}
+		if i == len(picks) {
+			refs := make([]string, len(chosen))
+			for j, d := range chosen {
+				refs[j] = model.DeviceRef(d.node, d.dom)
+			}
+			out = append(out, finish(append(slices.Clone(fixed), chosen...), slices.Compact(slices.Sorted(slices.Values(refs)))))
+			return
+		}
+		pk := picks[i]
+		same := i > 0 && picks[i-1].node == pk.node && picks[i-1].need == pk.need
+		start := 0
+		if same {
+			start = from + 1
+		}
+		for j := start; j < len(pk.among); j++ {
+			chosen = append(chosen, draw{pk.node, pk.among[j], pk.gb})
+			rec(i+1, j)
+			chosen = chosen[:len(chosen)-1]
 		}
 	}
+	rec(0, 0)
+	if truncated {
+		b.note("%s: more than %d device sets; only the first %d are candidates", p.Key(), maxDeviceSets, maxDeviceSets)
+	}
+	return out
 }
+
+// maxDeviceSets caps the device sets of one placement (8 GPUs, 4 each: 70).
+const maxDeviceSets = 256
 
 func needText(n lloom.DomainNeed) string {
 	s := "kind " + n.Kind

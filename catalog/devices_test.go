@@ -12,10 +12,11 @@ func drawsText(t *testing.T, fleetFile, variantID string) string {
 	c := build(t, loadBundle(t, fleetFile), Options{ConsiderInstalls: true})
 	v := variant(t, c.Pool, variantID)
 	var parts []string
-	for _, pl := range v.Placements {
-		for _, d := range pl.Draws {
-			parts = append(parts, fmt.Sprintf("%s/%s=%g", d.Node, d.Domain, d.Gb))
-		}
+	for _, d := range v.Placements[0].Draws {
+		parts = append(parts, fmt.Sprintf("%s/%s=%g", d.Node, d.Domain, d.Gb))
+	}
+	if len(v.Placements) > 1 {
+		parts = append(parts, fmt.Sprintf("(first of %d: %s ... %s)", len(v.Placements), v.Placements[0].Key(), v.Placements[len(v.Placements)-1].Key()))
 	}
 	return strings.Join(parts, " ")
 }
@@ -41,8 +42,9 @@ func TestALaneDrawsFromTheDomainsLLooMMatchesItsRequirementsTo(t *testing.T) {
 			"h100-01/system:0=16 h100-01/device:cuda:6=50 h100-01/device:cuda:7=50"},
 		{"docker's --gpus device list picks the device of a container lane", "testdata/h100-box-fleet.json", "docker-gpu3",
 			"h100-01/system:0=16 h100-01/device:cuda:3=20"},
-		{"a TP4 recipe's per-device requirement is drawn from each of four devices", "testdata/h100-box-fleet.json", "recipe:tp4-chat-vllm/tp4-chat",
-			"h100-01/system:0=16 h100-01/device:cuda:0=70 h100-01/device:cuda:1=70 h100-01/device:cuda:2=70 h100-01/device:cuda:3=70"},
+		{"a TP4 recipe may take any four of the box's eight devices, each set its own placement", "testdata/h100-box-fleet.json", "recipe:tp4-chat-vllm/tp4-chat",
+			"h100-01/system:0=16 h100-01/device:cuda:0=70 h100-01/device:cuda:1=70 h100-01/device:cuda:2=70 h100-01/device:cuda:3=70 " +
+				"(first of 70: h100-01[device:cuda:0,device:cuda:1,device:cuda:2,device:cuda:3] ... h100-01[device:cuda:4,device:cuda:5,device:cuda:6,device:cuda:7])"},
 		{"a lane without device figures draws from the primary domain alone", "../examples/spark-fleet.json", "qwen3-embedding-4b",
 			"spark-node-03/unified:0=12"},
 	}

@@ -177,9 +177,9 @@ func (b *builder) addRuntimeVariant(id string, rt lloom.Runtime, models []string
 	if recipe != nil {
 		ests = append(ests, recipe.Requirements.ResourceEstimate)
 	}
-	b.drawNeeds(&v.Placements[0], func(n string) []lloom.DomainNeed {
+	v.Placements = b.drawNeeds(v.Placements[0], func(n string) []lloom.DomainNeed {
 		return domainNeeds(ests, estimates[n].GPUMemoryGb, devs)
-	}, devs, lloom.VisibleDevices(env, create))
+	}, devs, lloom.VisibleDevices(env, create), false)
 	if rt.GPUMemoryGb != nil && *rt.GPUMemoryGb > 0 {
 		v.DeviceMemoryGb = *rt.GPUMemoryGb
 	}
@@ -591,9 +591,11 @@ func (b *builder) addRecipeVariants() {
 			v.Placements = b.cliquePlacements(k, mem)
 			devs := devicesPerNode(v.Req.TensorParallel, k)
 			needs := domainNeeds([]*lloom.ResourceEstimate{r.Requirements.ResourceEstimate}, recipeGPU(rm), devs)
-			for i := range v.Placements {
-				b.drawNeeds(&v.Placements[i], func(string) []lloom.DomainNeed { return needs }, devs, nil)
+			var pls []model.Placement
+			for _, pl := range v.Placements {
+				pls = append(pls, b.drawNeeds(pl, func(string) []lloom.DomainNeed { return needs }, devs, nil, true)...)
 			}
+			v.Placements = pls
 			v.Perf = b.performance(v.Models, r.ID, nil, v.Req.MaxSequences)
 			v.LoadTimeMs = b.loadTime(v.ID, nil, mem)
 			v.DefaultResidency = model.Auto

@@ -55,7 +55,7 @@ func (e *Encoding) currentLanes(vi int) *current {
 	for ci, cl := range c.lanes {
 		c.matched[ci] = -1
 		for _, li := range e.Variants[vi].Lanes {
-			if slices.Equal(e.Lanes[li].Nodes, cl.Nodes) {
+			if v.Placements[e.Lanes[li].Placement].On(cl.Nodes, cl.Devices) {
 				c.matched[ci] = li
 				c.kept++
 				break

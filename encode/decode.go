@@ -32,7 +32,7 @@ func (e *Encoding) decode(val func(z.Lit) bool) model.Assignment {
 			if !val(l.Lit) {
 				continue
 			}
-			lc := model.LaneChoice{Variant: v.ID, Nodes: slices.Clone(l.Nodes), Residency: model.Always}
+			lc := model.LaneChoice{Variant: v.ID, Nodes: slices.Clone(l.Nodes), Devices: slices.Clone(v.Placements[l.Placement].Devices), Residency: model.Always}
 			if r, fixed := v.FixedResidency(); fixed {
 				lc.Residency = r
 			} else {
@@ -119,12 +119,11 @@ func (e *Encoding) laneValues(vals []bool, lanes []model.LaneChoice) error {
 		if !ok {
 			return fmt.Errorf("encode: plan places unknown variant %q", lc.Variant)
 		}
-		nodes := slices.Clone(lc.Nodes)
-		slices.Sort(nodes)
 		vl := &e.Variants[vi]
 		found := false
 		for _, li := range vl.Lanes {
-			if slices.Equal(e.Lanes[li].Nodes, nodes) {
+			l := &e.Lanes[li]
+			if e.Pool.Variants[vi].Placements[l.Placement].On(lc.Nodes, lc.Devices) {
 				e.setValue(vals, e.Lanes[li].Lit, true)
 				found = true
 			}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/go-air/gini/z"
@@ -229,7 +228,7 @@ func (e *Encoding) lanes() {
 		for pi, pl := range v.Placements {
 			nodes := slices.Clone(pl.Nodes)
 			slices.Sort(nodes)
-			key := strings.Join(nodes, "+")
+			key := model.PlacementKey(nodes, slices.Sorted(slices.Values(pl.Devices)))
 			if seen[key] {
 				e.Rejected = append(e.Rejected, Rejection{vi, pi, "duplicate of an earlier placement " + key})
 				continue

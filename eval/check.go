@@ -219,7 +219,7 @@ func (c *Checker) Check(a model.Assignment) Report {
 		if unknown {
 			continue
 		}
-		k := c.placementOf(v, lc.Nodes)
+		k := c.placementOf(v, lc.Nodes, lc.Devices)
 		if k < 0 {
 			var cands []string
 			for _, pl := range v.Placements {
@@ -228,7 +228,7 @@ func (c *Checker) Check(a model.Assignment) Report {
 			if len(cands) == 0 {
 				cands = []string{"none"}
 			}
-			bad(RulePlacement, lc.Variant, "%s is not a candidate placement (candidates: %s)", nodeSet(lc.Nodes), strings.Join(cands, ", "))
+			bad(RulePlacement, lc.Variant, "%s is not a candidate placement (candidates: %s)", placementText(lc.Nodes, lc.Devices), capCands(cands))
 			continue
 		}
 		if why := c.problem[vi][k]; why != "" {
@@ -252,18 +252,33 @@ func (c *Checker) Check(a model.Assignment) Report {
 	return r
 }
 
-// placementOf finds the candidate placement on exactly the node set, or -1.
-func (c *Checker) placementOf(v *model.Variant, nodes []string) int {
-	want := slices.Clone(nodes)
-	slices.Sort(want)
+// placementOf finds the candidate placement on exactly the node set and
+// device choice, or -1.
+func (c *Checker) placementOf(v *model.Variant, nodes, devices []string) int {
 	for k, pl := range v.Placements {
-		got := slices.Clone(pl.Nodes)
-		slices.Sort(got)
-		if slices.Equal(got, want) {
+		if sameSet(pl.Nodes, nodes) && sameSet(pl.Devices, devices) {
 			return k
 		}
 	}
 	return -1
+}
+
+// placementText names nodes and devices as a plan lists them.
+func placementText(nodes, devices []string) string {
+	if len(devices) == 0 {
+		return nodeSet(nodes)
+	}
+	return nodeSet(nodes) + " on " + strings.Join(devices, ",")
+}
+
+// capCands keeps a long candidate list readable: 70 device sets of one
+// node say little one by one.
+func capCands(cands []string) string {
+	const most = 8
+	if len(cands) <= most {
+		return strings.Join(cands, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(cands[:most], ", "), len(cands)-most)
 }
 
 // placedTwice says where a variant's lanes are: "placed twice: on a and
@@ -714,10 +729,10 @@ func (c *Checker) objective(r *Report, placed map[int]lane, served map[int]servi
 		l, on := placed[vi]
 		cur := c.current[v.ID]
 		if on {
-			nodes := v.Placements[l.k].Nodes
+			nodes, devices := v.Placements[l.k].Nodes, v.Placements[l.k].Devices
 			kept := -1
 			for i, cl := range cur {
-				if sameSet(cl.Nodes, nodes) {
+				if sameSet(cl.Nodes, nodes) && sameSet(cl.Devices, devices) {
 					kept = i
 					break
 				}
@@ -732,7 +747,7 @@ func (c *Checker) objective(r *Report, placed map[int]lane, served map[int]servi
 			}
 		}
 		for _, cl := range cur {
-			if !on || !sameSet(cl.Nodes, v.Placements[l.k].Nodes) {
+			if !on || !sameSet(cl.Nodes, v.Placements[l.k].Nodes) || !sameSet(cl.Devices, v.Placements[l.k].Devices) {
 				add(TermStop, v.ID, c.h, "stop on %s", nodeSet(cl.Nodes))
 			}
 		}

@@ -303,7 +303,16 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 	}
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
-	key := variant + "\x00" + strings.Join(nodes, "\x00")
+	var devices []string
+	if dv := field(lo, "devices"); dv != nil && !dv.null() {
+		for _, o := range r.array(dv, "the lane's devices") {
+			if s, ok := r.str(o, "a device, node/domain"); ok {
+				devices = append(devices, s)
+			}
+		}
+	}
+	slices.Sort(devices)
+	key := variant + "\x00" + strings.Join(nodes, "\x00") + "\x00[" + strings.Join(devices, "\x00")
 	if first, seen := lanes[key]; seen && !first.under[node] {
 		if got := d.Assignment.Lanes[first.idx].Residency; got != model.Residency(res) {
 			r.fail(rn, "residency %q, but %s lists the same lane as %q", res, first.path, string(got))
@@ -312,11 +321,11 @@ func (r *planReader) lane(l *jnode, node string, d *PlanDoc, lanes map[string]la
 		return
 	} else if seen {
 		// Listed twice under one node: kept, so that Check names it.
-		d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Residency: model.Residency(res)})
+		d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Devices: devices, Residency: model.Residency(res)})
 		return
 	}
 	lanes[key] = laneAt{idx: len(d.Assignment.Lanes), path: l.path, under: map[string]bool{node: true}}
-	d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Residency: model.Residency(res)})
+	d.Assignment.Lanes = append(d.Assignment.Lanes, model.LaneChoice{Variant: variant, Nodes: nodes, Devices: devices, Residency: model.Residency(res)})
 }
 
 func (r *planReader) routes(f *jnode, d *PlanDoc) {

@@ -231,6 +231,7 @@ func planJSON(a model.Assignment) []byte {
 		Variant   string          `json:"variant"`
 		Residency model.Residency `json:"residency"`
 		With      []string        `json:"with,omitempty"`
+		Devices   []string        `json:"devices,omitempty"`
 	}
 	type node struct {
 		ID    string `json:"id"`
@@ -245,7 +246,7 @@ func planJSON(a model.Assignment) []byte {
 					with = append(with, o)
 				}
 			}
-			nodes = append(nodes, node{ID: n, Lanes: []lane{{l.Variant, l.Residency, with}}})
+			nodes = append(nodes, node{ID: n, Lanes: []lane{{l.Variant, l.Residency, with, l.Devices}}})
 		}
 	}
 	data, _ := json.Marshal(map[string]any{"schema": eval.PlanSchema, "nodes": nodes, "routes": a.Routes})
@@ -258,6 +259,9 @@ func FuzzReadPlan(f *testing.F) {
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "pair", "residency": "always", "with": ["b", "a"]}]}]}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "objective": [1, 2, 3, 4], "routes": [{"source": "chat", "model": "cloud"}]}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "c", "lanes": [{"variant": "solo", "residency": "auto"}, {"variant": "solo", "residency": "always"}]}]}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "solo", "residency": "auto", "devices": ["a/device:cuda:3", "a/device:cuda:1"]}]}]}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "solo", "residency": "auto", "devices": "a/device:cuda:3"}]}]}`))
+	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "nodes": [{"id": "a", "lanes": [{"variant": "solo", "residency": "auto", "devices": [7, null]}]}]}`))
 	f.Add([]byte(`{"schema": 7}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": "target", "release": "0.2.3", "basis": "x"}}`))
 	f.Add([]byte(`{"schema": "poolsolve.plan/v1", "routing": {"reading": 3}}`))

@@ -19,6 +19,9 @@
 //   - rule-arch-mismatch.json: a lane needing sm_90 on an sm_121 node.
 //   - rule-headroom.json: a lane that fits LLooM's admission budget but not
 //     budget minus headroom.
+//   - gpu-packing.json: one 8xH100 box whose first four GPUs hold a kept
+//     TP4 runtime; a TP4 recipe fits only on the other four, and a one-GPU
+//     recipe only as an auto lane beside it.
 //   - spark-fleet/: spark-fleet.json split into separate files (config.json,
 //     profiles/, pool.toml, metrics.json, nodes/), for the examples that
 //     read a fleet file by file; package fleet's tests keep it equal to the

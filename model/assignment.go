@@ -12,9 +12,21 @@ type Assignment struct {
 
 // LaneChoice places one variant.
 type LaneChoice struct {
-	Variant   string    `json:"variant"`
-	Nodes     []string  `json:"nodes"`
+	Variant string   `json:"variant"`
+	Nodes   []string `json:"nodes"`
+	// Devices are the placement's device choice (Placement.Devices).
+	Devices   []string  `json:"devices,omitempty"`
 	Residency Residency `json:"residency"`
+}
+
+// Placement is the index of the variant's placement the lane takes, or -1.
+func (v *Variant) Placement(nodes, devices []string) int {
+	for k := range v.Placements {
+		if v.Placements[k].On(nodes, devices) {
+			return k
+		}
+	}
+	return -1
 }
 
 // RouteChoice says what serves a demand source first. A source is an alias

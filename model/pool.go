@@ -148,19 +148,54 @@ type Requirements struct {
 // linked nodes, and the memory it takes there.
 type Placement struct {
 	Nodes []string `json:"nodes"` // sorted
-	Draws []Draw   `json:"draws"`
+	// Devices are the device domains the lane was given where its nodes
+	// have more interchangeable GPUs than it needs ("node/domain",
+	// sorted); empty when there was no choice. Two placements on the same
+	// nodes differ only by them.
+	Devices []string `json:"devices,omitempty"`
+	Draws   []Draw   `json:"draws"`
 }
 
-// Key is a stable text form of the placement: nodes joined by "+".
+// Key is a stable text form of the placement: nodes joined by "+", then
+// the devices in brackets when there are any (without the node when the
+// placement has one node): "h100-01[device:cuda:3]".
 func (p Placement) Key() string {
-	s := ""
-	for i, n := range p.Nodes {
-		if i > 0 {
-			s += "+"
-		}
-		s += n
+	return PlacementKey(p.Nodes, p.Devices)
+}
+
+// PlacementKey is Placement.Key of the given nodes and devices.
+func PlacementKey(nodes, devices []string) string {
+	s := strings.Join(nodes, "+")
+	if len(devices) == 0 {
+		return s
 	}
-	return s
+	ds := make([]string, len(devices))
+	for i, d := range devices {
+		if len(nodes) == 1 {
+			d = strings.TrimPrefix(d, nodes[0]+"/")
+		}
+		ds[i] = d
+	}
+	return s + "[" + strings.Join(ds, ",") + "]"
+}
+
+// DeviceRef names one device domain of one node as Placement.Devices does.
+func DeviceRef(node, domain string) string { return node + "/" + domain }
+
+// On reports whether the placement is on exactly these nodes and devices
+// (in any order).
+func (p Placement) On(nodes, devices []string) bool {
+	return sameStrings(p.Nodes, nodes) && sameStrings(p.Devices, devices)
+}
+
+func sameStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	x, y := slices.Clone(a), slices.Clone(b)
+	slices.Sort(x)
+	slices.Sort(y)
+	return slices.Equal(x, y)
 }
 
 // Draw is memory a lane takes from one domain of one node.
@@ -329,8 +364,10 @@ type Current struct {
 
 // CurrentLane is a variant running now.
 type CurrentLane struct {
-	Variant   string    `json:"variant"`
-	Nodes     []string  `json:"nodes"`
+	Variant string   `json:"variant"`
+	Nodes   []string `json:"nodes"`
+	// Devices are the lane's device choice, as Placement.Devices.
+	Devices   []string  `json:"devices,omitempty"`
 	Residency Residency `json:"residency"`
 	// Status is what the node status rows say ("external, healthy",
 	// "running, unhealthy"), LaneDeclared when no row says anything, or

@@ -74,11 +74,12 @@ func Build(p *model.Pool, res *solver.Result, meta Meta) *Plan {
 
 // placed is a lane of the assignment, resolved against the pool.
 type placed struct {
-	v      *model.Variant
-	nodes  []string
-	res    model.Residency
-	draws  []model.Draw // nil when the nodes match no candidate placement
-	serves []string     // sources routed to the lane
+	v       *model.Variant
+	nodes   []string
+	devices []string // the placement's device choice
+	res     model.Residency
+	draws   []model.Draw // nil when the nodes match no candidate placement
+	serves  []string     // sources routed to the lane
 }
 
 // use is how the plan fills one memory domain.
@@ -133,8 +134,8 @@ func newBuilder(p *model.Pool, res *solver.Result) *builder {
 		}
 		nodes := slices.Clone(lc.Nodes)
 		slices.Sort(nodes)
-		l := &placed{v: v, nodes: nodes, res: lc.Residency}
-		if k := placementOf(v, nodes); k >= 0 {
+		l := &placed{v: v, nodes: nodes, devices: slices.Sorted(slices.Values(lc.Devices)), res: lc.Residency}
+		if k := v.Placement(nodes, lc.Devices); k >= 0 {
 			l.draws = v.Placements[k].Draws
 		}
 		b.lanes[v.ID] = l
@@ -235,15 +236,6 @@ func (b *builder) alias(id string) *model.Alias {
 }
 
 // placementOf finds the candidate placement on exactly nodes (sorted).
-func placementOf(v *model.Variant, nodes []string) int {
-	for k, pl := range v.Placements {
-		if sameSet(pl.Nodes, nodes) {
-			return k
-		}
-	}
-	return -1
-}
-
 func sameSet(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
@@ -276,7 +268,7 @@ func (b *builder) nodes() []Node {
 				continue
 			}
 			ln := Lane{Variant: l.v.ID, Models: slices.Clone(l.v.Models), Residency: l.res, Kind: l.v.Kind,
-				Draws: []Draw{}, Serves: slices.Clone(l.serves)}
+				Devices: l.devices, Draws: []Draw{}, Serves: slices.Clone(l.serves)}
 			if ln.Models == nil {
 				ln.Models = []string{}
 			}

@@ -58,7 +58,7 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 	act := v.Actionable()
 	kept, moved := -1, -1
 	if l != nil {
-		kept = slices.IndexFunc(now, func(c model.CurrentLane) bool { return sameSet(c.Nodes, l.nodes) })
+		kept = slices.IndexFunc(now, func(c model.CurrentLane) bool { return sameSet(c.Nodes, l.nodes) && sameSet(c.Devices, l.devices) })
 		switch {
 		case kept >= 0:
 			if c := now[kept]; c.Residency.Valid() && c.Residency != l.res {
@@ -74,11 +74,11 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 			if st := b.notRunning(v.ID, l.nodes); st != "" {
 				why = "not running now (" + st + "); " + why
 			}
-			out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
+			out = append(out, Change{Kind: kind, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes), Devices: l.devices,
 				Residency: l.res, Reason: why})
 		default:
 			moved = 0
-			out = append(out, Change{Kind: Move, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes),
+			out = append(out, Change{Kind: Move, Subject: v.ID, LaneKind: v.Kind, Nodes: slices.Clone(l.nodes), Devices: l.devices,
 				FromNodes: sortedCopy(now[0].Nodes), Residency: l.res, Reason: b.whyMove(l, now[0].Nodes)})
 		}
 	}
@@ -159,7 +159,7 @@ func (b *builder) whyStop(v *model.Variant, c model.CurrentLane) string {
 	return firstOf(
 		func() string { return b.explainLane(v.ID) },
 		func() string { return b.ineligibleAt(v, c.Nodes) },
-		func() string { return b.doesNotFit(v, c.Nodes, c.Residency) },
+		func() string { return b.doesNotFit(v, c.Nodes, c.Devices, c.Residency) },
 		func() string { return b.notNeeded(v) },
 	)
 }
@@ -198,7 +198,7 @@ func (b *builder) whyMove(l *placed, from []string) string {
 		func() string { return b.pinnedLane(l.v.ID, true, false) },
 		func() string { return b.explainLane(l.v.ID) },
 		func() string { return b.ineligibleAt(l.v, from) },
-		func() string { return b.doesNotFit(l.v, from, l.res) },
+		func() string { return b.doesNotFit(l.v, from, nil, l.res) },
 		func() string { return servesText(l) },
 	)
 }
@@ -300,7 +300,7 @@ func pinLabel(p model.Pin) string {
 
 // ineligibleAt says why the variant may not sit on nodes at all.
 func (b *builder) ineligibleAt(v *model.Variant, nodes []string) string {
-	k := placementOf(v, nodes)
+	k := v.Placement(nodes, nil)
 	if k < 0 {
 		return fmt.Sprintf("%s is no longer a candidate placement", key(nodes))
 	}
@@ -312,8 +312,8 @@ func (b *builder) ineligibleAt(v *model.Variant, nodes []string) string {
 
 // doesNotFit says which domain has no room for the variant on nodes with
 // residency r next to the plan's other lanes.
-func (b *builder) doesNotFit(v *model.Variant, nodes []string, r model.Residency) string {
-	k := placementOf(v, nodes)
+func (b *builder) doesNotFit(v *model.Variant, nodes, devices []string, r model.Residency) string {
+	k := v.Placement(nodes, devices)
 	if k < 0 {
 		return ""
 	}
@@ -398,7 +398,7 @@ func servesText(l *placed) string {
 // residency it would not fit, or would leave no room to load an auto lane.
 func (b *builder) demoted(l *placed, from model.Residency) string {
 	if from.Resident() && !l.res.Resident() {
-		if why := b.doesNotFit(l.v, l.nodes, from); why != "" {
+		if why := b.doesNotFit(l.v, l.nodes, l.devices, from); why != "" {
 			return strings.Replace(why, "does not fit", "does not fit resident", 1)
 		}
 	}

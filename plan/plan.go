@@ -164,6 +164,9 @@ type Lane struct {
 	Models    []string          `json:"models"`
 	Residency model.Residency   `json:"residency"`
 	Kind      model.VariantKind `json:"kind"`
+	// Devices are the GPUs the plan chose for the lane where its nodes
+	// have more than it needs ("node/domain", on every node of the lane).
+	Devices []string `json:"devices,omitempty"`
 	// Draws are the lane's draws on this node.
 	Draws []Draw `json:"draws"`
 	// With are the lane's other nodes, for a multi-node lane.
@@ -264,6 +267,9 @@ type Change struct {
 	// Nodes are where the lane runs (start, residency), ran (stop), or
 	// goes (move).
 	Nodes []string `json:"nodes,omitempty"`
+	// Devices are the GPUs the plan chose for a started or moved lane
+	// (Lane.Devices): its launch must see just these.
+	Devices []string `json:"devices,omitempty"`
 	// FromNodes are where a moved lane runs now.
 	FromNodes []string `json:"fromNodes,omitempty"`
 	// Residency is the lane's residency: planned for a start or move, as

@@ -41,6 +41,8 @@ type Step struct {
 	// LaneKind is the variant's kind, for lane steps.
 	LaneKind model.VariantKind `json:"laneKind,omitempty"`
 	Nodes    []string          `json:"nodes,omitempty"`
+	// Devices are the GPUs the plan chose for a started lane.
+	Devices []string `json:"devices,omitempty"`
 	// FromNodes are where a lane started elsewhere runs now (a move: its
 	// stop is a later step).
 	FromNodes []string        `json:"fromNodes,omitempty"`
@@ -88,11 +90,11 @@ func (b *builder) rollout(changes []Change) *Rollout {
 		if !res.Valid() {
 			res = model.Always // running with a residency we cannot read: it holds its memory
 		}
-		in.Now = append(in.Now, b.rolloutLane(v, sortedCopy(cl.Nodes), res))
+		in.Now = append(in.Now, b.rolloutLane(v, sortedCopy(cl.Nodes), cl.Devices, res))
 	}
 	for _, id := range sortedKeys(b.lanes) {
 		l := b.lanes[id]
-		in.Planned = append(in.Planned, b.rolloutLane(l.v, l.nodes, l.res))
+		in.Planned = append(in.Planned, b.rolloutLane(l.v, l.nodes, l.devices, l.res))
 	}
 	rerouted := map[string]bool{}
 	for _, c := range changes {
@@ -134,7 +136,7 @@ func (b *builder) rollout(changes []Change) *Rollout {
 		UncoveredDemandMs: roundTo(finite(r.UncoveredDemandMs), 1), StopFirstDemandMs: roundTo(finite(r.StopFirstDemandMs), 1),
 		DurationMs: Ms(r.DurationMs), Waves: r.Waves, Steps: []Step{}}
 	for i, s := range r.Steps {
-		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes,
+		st := Step{Step: i + 1, Wave: s.Wave, Action: string(s.Action), Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Devices: s.Devices,
 			FromNodes: s.FromNodes, Residency: s.Residency, From: s.From, To: s.To, WaitMs: Ms(s.WaitMs),
 			OverBudget: s.OverBudget}
 		for _, l := range s.Losses {
@@ -148,9 +150,9 @@ func (b *builder) rollout(changes []Change) *Rollout {
 // rolloutLane is variant v on nodes with residency r as the rollout
 // counts it; a lane off its candidate placements draws its memory on
 // each node's first domain.
-func (b *builder) rolloutLane(v *model.Variant, nodes []string, r model.Residency) rollout.Lane {
-	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable(), Kind: v.Kind}
-	if k := placementOf(v, nodes); k >= 0 {
+func (b *builder) rolloutLane(v *model.Variant, nodes, devices []string, r model.Residency) rollout.Lane {
+	l := rollout.Lane{Variant: v.ID, Nodes: nodes, Devices: devices, Residency: r, LoadMs: finite(v.LoadTimeMs), Manual: !v.Actionable(), Kind: v.Kind}
+	if k := v.Placement(nodes, devices); k >= 0 {
 		l.Draws = slices.Clone(v.Placements[k].Draws)
 	} else {
 		for _, n := range nodes {

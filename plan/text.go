@@ -874,7 +874,7 @@ func (t *textWriter) changes(cs []Change, s Summary, us []uncoveredSource) {
 }
 
 func changeText(c Change) string {
-	nodes := strings.Join(c.Nodes, "+")
+	nodes := model.PlacementKey(c.Nodes, c.Devices)
 	switch c.Kind {
 	case Stop:
 		return fmt.Sprintf("%s on %s (was %s)", c.Subject, nodes, orDash(string(c.Residency)))
@@ -1030,7 +1030,7 @@ func rolloutHead(r *Rollout) string {
 // StepText is a rollout step as WriteText lists it, after its marker:
 // what it does, how long it waits, and what it leaves uncovered.
 func StepText(s Step) string {
-	c := Change{Kind: stepKinds[s.Action], Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Residency: s.Residency, From: s.From, To: s.To}
+	c := Change{Kind: stepKinds[s.Action], Subject: s.Subject, LaneKind: s.LaneKind, Nodes: s.Nodes, Devices: s.Devices, Residency: s.Residency, From: s.From, To: s.To}
 	text := changeText(c)
 	if len(s.FromNodes) > 0 {
 		text += fmt.Sprintf(", moving it from %s (stopped below)", strings.Join(s.FromNodes, "+"))

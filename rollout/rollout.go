@@ -17,8 +17,11 @@ const ExactLimit = 16
 // Lane is a lane as the rollout sees it: where it runs, how it holds its
 // memory, and what it serves.
 type Lane struct {
-	Variant   string
-	Nodes     []string
+	Variant string
+	Nodes   []string
+	// Devices are the lane's device choice (model.Placement.Devices): the
+	// same lane on other GPUs is a restart.
+	Devices   []string
 	Residency model.Residency
 	// Draws are the lane's draws on every node it runs on.
 	Draws []model.Draw
@@ -84,6 +87,8 @@ type Step struct {
 	// LaneKind is the lane's kind, for lane steps.
 	LaneKind model.VariantKind
 	Nodes    []string
+	// Devices are the GPUs of a started lane, where the plan chose them.
+	Devices []string
 	// FromNodes are where a lane started elsewhere runs now: the start
 	// half of a move, whose stop is a later step.
 	FromNodes []string
@@ -264,7 +269,7 @@ func newProblem(in Input) *problem {
 	for _, l := range sortedLanes(in.Now) {
 		l.Nodes = sorted(l.Nodes)
 		it := inst{lane: l, now: true, stop: -1, start: -1, res: -1}
-		if pi, ok := planned[l.Variant]; ok && slices.Equal(l.Nodes, sorted(in.Planned[pi].Nodes)) {
+		if pi, ok := planned[l.Variant]; ok && slices.Equal(l.Nodes, sorted(in.Planned[pi].Nodes)) && slices.Equal(sorted(l.Devices), sorted(in.Planned[pi].Devices)) {
 			if _, dup := kept[l.Variant]; !dup {
 				kept[l.Variant] = len(p.insts)
 				if want := in.Planned[pi].Residency; want.Valid() && l.Residency.Valid() && want != l.Residency {
@@ -803,7 +808,7 @@ func (p *problem) laneStep(x int) Step {
 	a := p.acts[x]
 	in := &p.insts[a.inst]
 	st := Step{Action: a.kind, Subject: in.lane.Variant, LaneKind: in.lane.Kind, Nodes: slices.Clone(in.lane.Nodes),
-		WaitMs: a.dur, Residency: in.lane.Residency}
+		Devices: slices.Clone(in.lane.Devices), WaitMs: a.dur, Residency: in.lane.Residency}
 	switch a.kind {
 	case Residency:
 		st.From, st.To, st.Residency = string(in.lane.Residency), string(in.to), ""

@@ -26,8 +26,10 @@
 //     infeasible), then each is searched apart with a time share by size,
 //     and the plans merge. The lexicographic optimum of a sum of independent parts
 //     is the sum of the parts' optima, level by level.
-//  3. Per part: package encode builds the CNF; interchangeable nodes get
-//     lex-leader symmetry breaking (symmetry.go); the warm start, made
+//  3. Per part: package encode builds the CNF; interchangeable nodes, and
+//     alike GPUs of one node where a lane may take any of them, get
+//     lex-leader symmetry breaking under one variable order (symmetry.go);
+//     the warm start, made
 //     canonical for the symmetry constraints, seeds gini's phases with one
 //     Try under its literals (gini has no phase API).
 //  4. Per level, in order: a lower bound (the level's constant part, the

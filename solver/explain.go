@@ -476,12 +476,20 @@ func (k *asker) explainLate(rc model.RouteChoice) (Explanation, bool) {
 		if possible || len(mine) == 0 {
 			continue
 		}
+		seen := map[string]bool{} // GPU sets of one node read alike
+		shown := 0
 		for i, o := range mine {
-			if i == 3 {
-				parts = append(parts, fmt.Sprintf("and %d more placements", len(mine)-3))
+			text := o.short()
+			if seen[text] {
+				continue
+			}
+			if shown == 3 {
+				parts = append(parts, fmt.Sprintf("and %d more placements", len(mine)-i))
 				break
 			}
-			parts = append(parts, o.short())
+			seen[text] = true
+			shown++
+			parts = append(parts, text)
 			pins = append(pins, o.Pins...)
 		}
 	}

@@ -23,10 +23,28 @@ import (
 // within a class so that its columns descend, so no objective value is
 // lost; canonical does that permutation for plans found outside the
 // solver (the warm start).
+//
+// Devices are the second kind: on one node, two GPUs (device domains)
+// with the same plan budget that no current lane names, where every lane
+// drawing on either has a twin on the other with the same draws
+// (devSwap). Their lex-leader constraints compare the lanes the swap
+// moves, in lane order. Every constraint of both kinds is the lex-leader
+// of one swap under one variable order (the node columns first, then the
+// lanes with a device choice, in lane order), so together they keep the
+// lexicographically greatest plan of every orbit.
 type symmetry struct {
 	classes [][]string
 	cols    map[string][]int // node -> per column position, lane index (single-node lanes)
+	devs    []devSwap
 	e       *encode.Encoding
+}
+
+// devSwap exchanges two GPUs of one node: perm maps each lane it moves to
+// its twin, and first lists the moved lanes whose twin comes later.
+type devSwap struct {
+	name  string
+	perm  map[int]int
+	first []int
 }
 
 func findSymmetry(e *encode.Encoding) *symmetry {
@@ -105,7 +123,115 @@ func findSymmetry(e *encode.Encoding) *symmetry {
 			}
 		}
 	}
+	sy.findDeviceSwaps(laneAt, named)
 	return sy
+}
+
+// findDeviceSwaps lists, per node, the swaps of two GPUs next to each
+// other in the node's order (among those of equal budget) that are
+// symmetries.
+func (sy *symmetry) findDeviceSwaps(laneAt map[[2]string]int, named map[string]bool) {
+	e := sy.e
+	p := e.Pool
+	choice := false
+	for _, l := range e.Lanes {
+		if len(p.Variants[l.Variant].Placements[l.Placement].Devices) > 0 {
+			choice = true
+			break
+		}
+	}
+	if !choice {
+		return
+	}
+	held := map[string]bool{} // node/domain a current lane names
+	for _, cl := range p.Current.Lanes {
+		for _, d := range cl.Devices {
+			held[d] = true
+		}
+	}
+	for _, n := range p.Nodes {
+		if n.Unavailable != "" {
+			continue
+		}
+		var group map[float64][]string = map[float64][]string{}
+		var budgets []float64
+		for _, d := range n.Domains {
+			if d.Kind != "device" || held[model.DeviceRef(n.ID, d.ID)] {
+				continue
+			}
+			if _, ok := group[d.Budget.PlanGb]; !ok {
+				budgets = append(budgets, d.Budget.PlanGb)
+			}
+			group[d.Budget.PlanGb] = append(group[d.Budget.PlanGb], d.ID)
+		}
+		for _, b := range budgets {
+			g := group[b]
+			for i := 0; i+1 < len(g); i++ {
+				if ds, ok := sy.deviceSwap(laneAt, n.ID, g[i], g[i+1]); ok {
+					sy.devs = append(sy.devs, ds)
+				}
+			}
+		}
+	}
+}
+
+// deviceSwap is the swap of GPUs a and b on node n, when it is a
+// symmetry: every lane drawing on either has its twin.
+func (sy *symmetry) deviceSwap(laneAt map[[2]string]int, n, a, b string) (devSwap, bool) {
+	e := sy.e
+	p := e.Pool
+	ra, rb := model.DeviceRef(n, a), model.DeviceRef(n, b)
+	mapDev := func(ref string) string {
+		switch ref {
+		case ra:
+			return rb
+		case rb:
+			return ra
+		}
+		return ref
+	}
+	ds := devSwap{name: fmt.Sprintf("symmetry[%s:%s>=%s]", n, a, b), perm: map[int]int{}}
+	for li, l := range e.Lanes {
+		v := &p.Variants[l.Variant]
+		pl := &v.Placements[l.Placement]
+		touches := false
+		for _, d := range pl.Draws {
+			touches = touches || d.Node == n && (d.Domain == a || d.Domain == b)
+		}
+		if !touches {
+			continue
+		}
+		devs := make([]string, len(pl.Devices))
+		for i, d := range pl.Devices {
+			devs[i] = mapDev(d)
+		}
+		slices.Sort(devs)
+		lj, ok := laneAt[[2]string{v.ID, model.PlacementKey(pl.Nodes, devs)}]
+		if !ok {
+			return devSwap{}, false
+		}
+		if !slices.Equal(drawKeysBy(v, l.Placement, func(node, dom string) (string, string) {
+			if node == n {
+				_, dom, _ = strings.Cut(mapDev(model.DeviceRef(node, dom)), "/")
+			}
+			return node, dom
+		}), drawKeysBy(v, e.Lanes[lj].Placement, nil)) {
+			return devSwap{}, false
+		}
+		if lj != li {
+			ds.perm[li] = lj
+		}
+	}
+	if len(ds.perm) == 0 {
+		return devSwap{}, false
+	}
+	for li, lj := range ds.perm {
+		if li < lj {
+			ds.first = append(ds.first, li)
+		}
+	}
+	slices.Sort(ds.first)
+	return ds, true
 }
 
 // swaps reports whether exchanging nodes a and b is a symmetry.
@@ -136,7 +262,14 @@ func (sy *symmetry) swaps(laneAt map[[2]string]int, a, b string) bool {
 		}
 		slices.Sort(ns)
 		v := &p.Variants[l.Variant]
-		lj, ok := laneAt[[2]string{v.ID, strings.Join(ns, "+")}]
+		pl := &v.Placements[l.Placement]
+		devs := make([]string, len(pl.Devices))
+		for i, d := range pl.Devices {
+			node, dom, _ := strings.Cut(d, "/")
+			devs[i] = model.DeviceRef(swap(node), dom)
+		}
+		slices.Sort(devs)
+		lj, ok := laneAt[[2]string{v.ID, model.PlacementKey(ns, devs)}]
 		if !ok {
 			return false
 		}
@@ -149,13 +282,22 @@ func (sy *symmetry) swaps(laneAt map[[2]string]int, a, b string) bool {
 
 // drawKeys lists a placement's draws as text, nodes mapped by f.
 func drawKeys(v *model.Variant, k int, f func(string) string) []string {
+	if f == nil {
+		return drawKeysBy(v, k, nil)
+	}
+	return drawKeysBy(v, k, func(n, d string) (string, string) { return f(n), d })
+}
+
+// drawKeysBy lists a placement's draws as text, each node and domain
+// mapped by f.
+func drawKeysBy(v *model.Variant, k int, f func(node, dom string) (string, string)) []string {
 	var out []string
 	for _, d := range v.Placements[k].Draws {
-		n := d.Node
+		n, dom := d.Node, d.Domain
 		if f != nil {
-			n = f(n)
+			n, dom = f(n, dom)
 		}
-		out = append(out, fmt.Sprintf("%s/%s=%g", n, d.Domain, d.Gb))
+		out = append(out, fmt.Sprintf("%s/%s=%g", n, dom, d.Gb))
 	}
 	slices.Sort(out)
 	return out
@@ -168,6 +310,14 @@ func (sy *symmetry) constrain() {
 			a, b := sy.column(c[i]), sy.column(c[i+1])
 			sy.e.LexLeader("symmetry["+c[i]+">="+c[i+1]+"]", a, b)
 		}
+	}
+	for _, ds := range sy.devs {
+		a := make([]z.Lit, len(ds.first))
+		b := make([]z.Lit, len(ds.first))
+		for i, li := range ds.first {
+			a[i], b[i] = sy.e.Lanes[li].Lit, sy.e.Lanes[ds.perm[li]].Lit
+		}
+		sy.e.LexLeader(ds.name, a, b)
 	}
 }
 
@@ -183,6 +333,10 @@ func (sy *symmetry) column(n string) []z.Lit {
 // columns descend, which the lex-leader constraints ask for. The objective
 // does not change (the permutation is a symmetry).
 func (sy *symmetry) canonical(a model.Assignment) model.Assignment {
+	return sy.canonicalDevices(sy.canonicalNodes(a))
+}
+
+func (sy *symmetry) canonicalNodes(a model.Assignment) model.Assignment {
 	if len(sy.classes) == 0 {
 		return a
 	}
@@ -230,7 +384,87 @@ func (sy *symmetry) canonical(a model.Assignment) model.Assignment {
 			}
 		}
 		slices.Sort(l.Nodes)
+		l.Devices = slices.Clone(l.Devices)
+		for j, d := range l.Devices {
+			node, dom, _ := strings.Cut(d, "/")
+			if r, ok := rename[node]; ok {
+				l.Devices[j] = model.DeviceRef(r, dom)
+			}
+		}
+		slices.Sort(l.Devices)
 		out.Lanes[i] = l
 	}
 	return out
+}
+
+// canonicalDevices moves a plan's lanes among interchangeable GPUs until
+// every device swap's lex-leader constraint holds: each move it makes
+// raises the plan in the constraints' order, so it ends.
+func (sy *symmetry) canonicalDevices(a model.Assignment) model.Assignment {
+	if len(sy.devs) == 0 {
+		return a
+	}
+	e := sy.e
+	at := make([]int, len(a.Lanes)) // assignment lane -> encoding lane
+	on := map[int]bool{}
+	for i, lc := range a.Lanes {
+		at[i] = -1
+		vi, ok := e.Index.Variant[lc.Variant]
+		if !ok {
+			return a
+		}
+		for _, li := range e.Variants[vi].Lanes {
+			if e.Pool.Variants[vi].Placements[e.Lanes[li].Placement].On(lc.Nodes, lc.Devices) {
+				at[i] = li
+				on[li] = true
+				break
+			}
+		}
+	}
+	moved := false
+	for changed := true; changed; {
+		changed = false
+		for _, ds := range sy.devs {
+			if !lexLess(on, ds) {
+				continue
+			}
+			next := map[int]bool{}
+			for li := range on {
+				if lj, ok := ds.perm[li]; ok {
+					li = lj
+				}
+				next[li] = true
+			}
+			for i, li := range at {
+				if lj, ok := ds.perm[li]; ok && li >= 0 {
+					at[i] = lj
+				}
+			}
+			on, changed, moved = next, true, true
+		}
+	}
+	if !moved {
+		return a
+	}
+	out := model.Assignment{Lanes: slices.Clone(a.Lanes), Routes: a.Routes}
+	for i, li := range at {
+		if li < 0 {
+			continue
+		}
+		pl := &e.Pool.Variants[e.Lanes[li].Variant].Placements[e.Lanes[li].Placement]
+		out.Lanes[i].Nodes, out.Lanes[i].Devices = slices.Clone(pl.Nodes), slices.Clone(pl.Devices)
+	}
+	return out
+}
+
+// lexLess reports whether the plan's lanes moved by ds read
+// lexicographically less than their twins: the swap would raise it.
+func lexLess(on map[int]bool, ds devSwap) bool {
+	for _, li := range ds.first {
+		x, y := on[li], on[ds.perm[li]]
+		if x != y {
+			return y
+		}
+	}
+	return false
 }

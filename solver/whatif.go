@@ -339,9 +339,9 @@ func (w *WhatIf) fixScenario(k *asker, sc Scenario, down map[string]bool) []Expl
 	var infeasible []Explanation
 	for _, l := range sc.Lanes {
 		vi := w.e.Index.Variant[l.Variant]
-		x, ok := k.laneLit(l.Variant, l.Nodes)
+		x, ok := k.laneLit(l.Variant, l.Nodes, l.Devices)
 		if !ok {
-			o := k.option("", "", &w.p.Variants[vi], placementOn(&w.p.Variants[vi], l.Nodes))
+			o := k.option("", "", &w.p.Variants[vi], placementOn(&w.p.Variants[vi], l.Nodes, l.Devices))
 			infeasible = append(infeasible, Explanation{Subject: sc.Name(), Reason: o.shortOr(l.Variant + " has no candidate placement on " + strings.Join(l.Nodes, "+"))})
 			continue
 		}
@@ -479,14 +479,11 @@ func reasonTexts(rs []model.Reason) []string {
 	return out
 }
 
-func placementOn(v *model.Variant, nodes []string) *model.Placement {
-	want := sortedUnique(nodes)
-	for i := range v.Placements {
-		if slices.Equal(sortedUnique(v.Placements[i].Nodes), want) {
-			return &v.Placements[i]
-		}
+func placementOn(v *model.Variant, nodes, devices []string) *model.Placement {
+	if k := v.Placement(nodes, devices); k >= 0 {
+		return &v.Placements[k]
 	}
-	return &model.Placement{Nodes: want}
+	return &model.Placement{Nodes: sortedUnique(nodes), Devices: devices}
 }
 
 // brokenPin says why a lane pin cannot hold once the scenario takes its
@@ -704,7 +701,7 @@ func (s *replanSearch) repair(sc Scenario, ep *model.Pool) model.Assignment {
 				}
 			}
 		}
-		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedUnique(f.Nodes), Residency: r})
+		out.Lanes = append(out.Lanes, model.LaneChoice{Variant: f.Variant, Nodes: sortedUnique(f.Nodes), Devices: f.Devices, Residency: r})
 	}
 	for _, rc := range s.w.base.Assignment.Routes {
 		if i := slices.IndexFunc(sc.Routes, func(f model.RouteChoice) bool { return f.Source == rc.Source }); i >= 0 {
@@ -934,11 +931,16 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 	shown := map[string]int{}
 	hidden := map[string]int{}
 	var order []string
+	same := map[string]int{} // text -> index in parts: GPU sets of one node read alike
 	for _, c := range cands {
 		o := k.weigh(sid, c)
 		ex.Pins = append(ex.Pins, o.Pins...)
 		if len(o.Reasons) == 0 {
 			open = true
+		}
+		text := o.short()
+		if _, ok := same[text]; ok {
+			continue
 		}
 		key := o.Model + "\x00" + o.Variant
 		if shown[key] >= 3 {
@@ -949,7 +951,8 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 			continue
 		}
 		shown[key]++
-		parts = append(parts, o.short())
+		same[text] = len(parts)
+		parts = append(parts, text)
 	}
 	for _, key := range order {
 		m, v, _ := strings.Cut(key, "\x00")

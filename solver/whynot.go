@@ -44,6 +44,7 @@ type Option struct {
 	External bool     `json:"external,omitempty"`
 	Variant  string   `json:"variant,omitempty"`
 	Nodes    []string `json:"nodes,omitempty"`
+	Devices  []string `json:"devices,omitempty"`
 	// Chosen is set for the option the plan takes.
 	Chosen bool `json:"chosen,omitempty"`
 	// Possible is set when some plan, under the pins and cordons, takes
@@ -175,7 +176,7 @@ func (k *asker) kept(except string) []item {
 		if l.Variant == except {
 			continue
 		}
-		x, ok := k.laneLit(l.Variant, l.Nodes)
+		x, ok := k.laneLit(l.Variant, l.Nodes, l.Devices)
 		if !ok {
 			continue
 		}
@@ -188,14 +189,16 @@ func (k *asker) kept(except string) []item {
 }
 
 // laneLit is the x literal of variant id on nodes.
-func (k *asker) laneLit(id string, nodes []string) (z.Lit, bool) {
+// A lane named without devices is its first device set on those nodes.
+func (k *asker) laneLit(id string, nodes, devices []string) (z.Lit, bool) {
 	vi, ok := k.e.Index.Variant[id]
 	if !ok {
 		return 0, false
 	}
-	key := strings.Join(sortedUnique(nodes), "+")
+	v := &k.p.Variants[vi]
 	for _, li := range k.e.Variants[vi].Lanes {
-		if k.e.Lanes[li].Key == key {
+		pl := &v.Placements[k.e.Lanes[li].Placement]
+		if pl.On(nodes, devices) || len(devices) == 0 && pl.On(nodes, pl.Devices) {
 			return k.e.Lanes[li].Lit, true
 		}
 	}
@@ -339,12 +342,12 @@ func (k *asker) option(sid, m string, v *model.Variant, pl *model.Placement) Opt
 		o.External = true
 		return k.external(o, sid)
 	}
-	o.Variant, o.Nodes = v.ID, slices.Clone(pl.Nodes)
+	o.Variant, o.Nodes, o.Devices = v.ID, slices.Clone(pl.Nodes), slices.Clone(pl.Devices)
 	o.Reasons = model.Ineligible(k.p, k.ix, v, *pl)
 	if len(o.Reasons) > 0 || k.static {
 		return o
 	}
-	x, ok := k.laneLit(v.ID, pl.Nodes)
+	x, ok := k.laneLit(v.ID, pl.Nodes, pl.Devices)
 	if !ok {
 		o.Reasons = []model.Reason{{Rule: RuleConflict, Text: fmt.Sprintf("%s on %s is a duplicate of another of its placements", v.ID, pl.Key())}}
 		return o
@@ -885,7 +888,14 @@ type LaneAnswer struct {
 	// Unweighed counts the other eligible placements not weighed
 	// (beyond maxMoves).
 	Unweighed int `json:"unweighed,omitempty"`
+	// UnlistedGPUSets counts the GPU sets on the node past the first
+	// maxGPUSets (and the plan's own), not weighed.
+	UnlistedGPUSets int `json:"unlistedGpuSets,omitempty"`
 }
+
+// maxGPUSets bounds the GPU sets of one node an answer weighs: on an
+// 8-GPU box a TP4 lane has 70, most alike.
+const maxGPUSets = 4
 
 // Alternative is one way the plan could do without a lane it runs, and
 // the best plan that takes it.
@@ -894,6 +904,7 @@ type Alternative struct {
 	// where it is, with Residency) or "move" (the lane on Nodes).
 	Kind      string          `json:"kind"`
 	Nodes     []string        `json:"nodes,omitempty"`
+	Devices   []string        `json:"devices,omitempty"`
 	Residency model.Residency `json:"residency,omitempty"`
 	// Best is the best plan that takes it, nil when none was found:
 	// Reason then says why (no plan can, or none was found in time).
@@ -930,7 +941,7 @@ func (w *WhatIf) WhyRoute(ctx context.Context, sid string, best bool, deadline t
 		if best && o.Possible && !o.Chosen {
 			sc := Scenario{Routes: []model.RouteChoice{{Source: sid, Model: o.Model, Variant: o.Variant}}}
 			if o.Variant != "" {
-				sc.Lanes = []model.LaneChoice{{Variant: o.Variant, Nodes: o.Nodes}}
+				sc.Lanes = []model.LaneChoice{{Variant: o.Variant, Nodes: o.Nodes, Devices: o.Devices}}
 			}
 			out, err := w.outcome(ctx, sc, deadline)
 			if err != nil {
@@ -973,14 +984,24 @@ func (w *WhatIf) WhyLane(ctx context.Context, runtime, node string, best bool, d
 			ans.Lane = &l
 		}
 	}
+	sets := map[string]int{} // node set -> GPU sets listed
 	for pi := range v.Placements {
 		pl := &v.Placements[pi]
 		if !slices.Contains(pl.Nodes, node) {
 			continue
 		}
+		if len(pl.Devices) > 0 {
+			key := strings.Join(pl.Nodes, "+")
+			mine := ans.Lane != nil && pl.On(ans.Lane.Nodes, ans.Lane.Devices)
+			if sets[key] >= maxGPUSets && !mine {
+				ans.UnlistedGPUSets++
+				continue
+			}
+			sets[key]++
+		}
 		o := k.option("", "", v, pl)
 		if best && o.Possible && !o.Chosen {
-			out, err := w.outcome(ctx, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes}}}, deadline)
+			out, err := w.outcome(ctx, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes, Devices: pl.Devices}}}, deadline)
 			if err != nil {
 				return nil, err
 			}
@@ -1012,7 +1033,7 @@ func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Var
 		for _, r := range []model.Residency{model.Always, model.Preferred, model.Auto} {
 			if r != lane.Residency {
 				alts = append(alts, Alternative{Kind: "residency", Nodes: lane.Nodes, Residency: r})
-				scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: lane.Nodes, Residency: r}}})
+				scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: lane.Nodes, Devices: lane.Devices, Residency: r}}})
 			}
 		}
 	}
@@ -1030,8 +1051,8 @@ func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Var
 			continue
 		}
 		moves++
-		alts = append(alts, Alternative{Kind: "move", Nodes: pl.Nodes})
-		scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes}}})
+		alts = append(alts, Alternative{Kind: "move", Nodes: pl.Nodes, Devices: pl.Devices})
+		scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes, Devices: pl.Devices}}})
 	}
 	for i := range alts {
 		left := time.Until(deadline)

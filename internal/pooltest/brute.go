@@ -102,7 +102,7 @@ func choices(p *model.Pool) ([][]*model.LaneChoice, [][]model.RouteChoice) {
 		opts := []*model.LaneChoice{nil}
 		for _, pl := range v.Placements {
 			for _, r := range model.Residencies {
-				opts = append(opts, &model.LaneChoice{Variant: v.ID, Nodes: pl.Nodes, Residency: r})
+				opts = append(opts, &model.LaneChoice{Variant: v.ID, Nodes: pl.Nodes, Devices: pl.Devices, Residency: r})
 			}
 		}
 		lanes = append(lanes, opts)

@@ -16,6 +16,7 @@ type Part func(*builder)
 type builder struct {
 	nodes    []nodeSpec
 	variants []model.Variant
+	gpus     map[string]gpuSpec // variant id -> its per-GPU draw
 	models   map[string]*model.Model
 	order    []string // model ids in first-seen order
 	pool     model.Pool
@@ -26,6 +27,7 @@ type nodeSpec struct {
 	node       model.Node
 	capacityGb float64
 	deviceGb   float64
+	devices    int // GPUs of deviceGb each; 0 means one (device:cuda:0)
 	budgetGb   *float64
 	primary    string // unified:0 or system:0
 }
@@ -45,17 +47,26 @@ func New(parts ...Part) *model.Pool {
 		n.Domains = append(n.Domains, model.Domain{ID: ns.primary, Kind: strings.TrimSuffix(ns.primary, ":0"), Budget: model.ComputeBudget(in)})
 		if ns.deviceGb > 0 {
 			dev := model.BudgetInputs{ConfiguredTotalGb: ptr(ns.deviceGb), HeadroomGb: p.Settings.HeadroomGb}
-			n.Domains = append(n.Domains, model.Domain{ID: DeviceDomain, Kind: "device", Budget: model.ComputeBudget(dev)})
+			for i := range max(ns.devices, 1) {
+				n.Domains = append(n.Domains, model.Domain{ID: fmt.Sprintf("device:cuda:%d", i), Kind: "device", Budget: model.ComputeBudget(dev)})
+			}
 		}
 		p.Nodes = append(p.Nodes, n)
 	}
 	primary := map[string]string{}
 	device := map[string]bool{}
+	gpus := map[string]int{}
 	for _, ns := range b.nodes {
 		primary[ns.node.ID] = ns.primary
 		device[ns.node.ID] = ns.deviceGb > 0
+		if ns.deviceGb > 0 {
+			gpus[ns.node.ID] = max(ns.devices, 1)
+		}
 	}
 	for _, v := range b.variants {
+		if g, ok := b.gpus[v.ID]; ok {
+			v.Placements = g.expand(v, primary, gpus)
+		}
 		for i := range v.Placements {
 			pl := &v.Placements[i]
 			if pl.Draws != nil {
@@ -102,8 +113,80 @@ func New(parts ...Part) *model.Pool {
 	return p
 }
 
-// DeviceDomain is the device memory domain GPU nodes get.
+// DeviceDomain is the device memory domain GPU nodes get (the first,
+// where they have several).
 const DeviceDomain = "device:cuda:0"
+
+// gpuSpec is a variant's draw on k GPUs of each of its nodes, gb each.
+type gpuSpec struct {
+	k      int
+	gb     float64
+	choose bool // any k of the node's GPUs; else the first k
+}
+
+// expand gives v's placements their draws: the primary domain, then k
+// GPUs per node, one placement per choice of them when choose is set.
+func (g gpuSpec) expand(v model.Variant, primary map[string]string, gpus map[string]int) []model.Placement {
+	var out []model.Placement
+	for _, pl := range v.Placements {
+		base := model.Placement{Nodes: pl.Nodes}
+		for _, n := range pl.Nodes {
+			base.Draws = append(base.Draws, model.Draw{Node: n, Domain: primary[n], Gb: v.MemoryGb})
+		}
+		var rec func(i int, cur model.Placement)
+		rec = func(i int, cur model.Placement) {
+			if i == len(pl.Nodes) {
+				slices.Sort(cur.Devices)
+				out = append(out, cur)
+				return
+			}
+			n := pl.Nodes[i]
+			if !g.choose || gpus[n] <= g.k {
+				next := model.Placement{Nodes: cur.Nodes, Devices: slices.Clone(cur.Devices), Draws: slices.Clone(cur.Draws)}
+				for d := range g.k {
+					dom := fmt.Sprintf("device:cuda:%d", d)
+					if d >= gpus[n] {
+						dom = "device:missing"
+					}
+					next.Draws = append(next.Draws, model.Draw{Node: n, Domain: dom, Gb: g.gb})
+				}
+				rec(i+1, next)
+				return
+			}
+			for _, set := range subsets(gpus[n], g.k) {
+				next := model.Placement{Nodes: cur.Nodes, Devices: slices.Clone(cur.Devices), Draws: slices.Clone(cur.Draws)}
+				for _, d := range set {
+					dom := fmt.Sprintf("device:cuda:%d", d)
+					next.Draws = append(next.Draws, model.Draw{Node: n, Domain: dom, Gb: g.gb})
+					next.Devices = append(next.Devices, model.DeviceRef(n, dom))
+				}
+				rec(i+1, next)
+			}
+		}
+		rec(0, base)
+	}
+	return out
+}
+
+// subsets lists the k-subsets of 0..n-1 in lexicographic order.
+func subsets(n, k int) [][]int {
+	var out [][]int
+	var cur []int
+	var rec func(from int)
+	rec = func(from int) {
+		if len(cur) == k {
+			out = append(out, slices.Clone(cur))
+			return
+		}
+		for i := from; i < n; i++ {
+			cur = append(cur, i)
+			rec(i + 1)
+			cur = cur[:len(cur)-1]
+		}
+	}
+	rec(0)
+	return out
+}
 
 func ptr(x float64) *float64 { return &x }
 
@@ -171,6 +254,28 @@ func GPU(deviceGb float64) NodeOpt {
 	}
 }
 
+// GPUs makes the node a linux-x64 GPU server with n GPUs, each its own
+// device domain (device:cuda:0 ...) of deviceGb.
+func GPUs(n int, deviceGb float64) NodeOpt {
+	return func(ns *nodeSpec) {
+		GPU(deviceGb)(ns)
+		ns.devices = n
+	}
+}
+
+// PerGPU makes the variant draw gb on each of k GPUs of every node it
+// runs on, any k of the node's GPUs (one placement per set, as a recipe
+// the plan installs may take), beside its memory on the primary domain.
+func PerGPU(k int, gb float64) VariantOpt {
+	return func(v *variantSpec) { v.gpu = &gpuSpec{k: k, gb: gb, choose: true} }
+}
+
+// FirstGPUs is PerGPU on the node's first k GPUs only, as a configured
+// runtime whose launch names no device uses them.
+func FirstGPUs(k int, gb float64) VariantOpt {
+	return func(v *variantSpec) { v.gpu = &gpuSpec{k: k, gb: gb} }
+}
+
 // Unavailable marks the node as carrying no lanes, for the given reason.
 func Unavailable(reason string) NodeOpt { return func(ns *nodeSpec) { ns.node.Unavailable = reason } }
 
@@ -211,37 +316,49 @@ func Link(a, b string) Part {
 }
 
 // VariantOpt adjusts a variant.
-type VariantOpt func(*model.Variant)
+type VariantOpt func(*variantSpec)
+
+// variantSpec is a variant being built, with what New derives later.
+type variantSpec struct {
+	model.Variant
+	gpu *gpuSpec
+}
 
 // Variant is a managed runtime needing memGb per node. Without Serves it
 // serves a model named like itself; without On it has no placement. Defaults:
 // first token 1000 ms, load 30 s, default residency auto.
 func Variant(id string, memGb float64, opts ...VariantOpt) Part {
 	return func(b *builder) {
-		v := model.Variant{
+		v := variantSpec{Variant: model.Variant{
 			ID: id, Kind: model.Managed, Runtime: id, MemoryGb: memGb, MemorySource: "test",
 			Perf:       model.Performance{FirstTokenMs: 1000, Source: "default"},
 			LoadTimeMs: 30000, DefaultResidency: model.Auto,
-		}
+		}}
 		for _, o := range opts {
 			o(&v)
 		}
 		if len(v.Models) == 0 {
 			v.Models = []string{id}
 		}
-		b.variants = append(b.variants, v)
+		if v.gpu != nil {
+			if b.gpus == nil {
+				b.gpus = map[string]gpuSpec{}
+			}
+			b.gpus[id] = *v.gpu
+		}
+		b.variants = append(b.variants, v.Variant)
 	}
 }
 
 // Serves names the models the variant's runtime serves.
 func Serves(models ...string) VariantOpt {
-	return func(v *model.Variant) { v.Models = append(v.Models, models...) }
+	return func(v *variantSpec) { v.Models = append(v.Models, models...) }
 }
 
 // On adds a candidate placement on the given nodes (sorted). Fixed
 // variants take one; recipes may take several.
 func On(nodes ...string) VariantOpt {
-	return func(v *model.Variant) {
+	return func(v *variantSpec) {
 		ns := slices.Clone(nodes)
 		slices.Sort(ns)
 		v.Placements = append(v.Placements, model.Placement{Nodes: ns})
@@ -249,50 +366,50 @@ func On(nodes ...string) VariantOpt {
 }
 
 // Kind sets where the variant comes from.
-func Kind(k model.VariantKind) VariantOpt { return func(v *model.Variant) { v.Kind = k } }
+func Kind(k model.VariantKind) VariantOpt { return func(v *variantSpec) { v.Kind = k } }
 
 // TP sets the tensor-parallel size, which is also the node count.
 func TP(n int) VariantOpt {
-	return func(v *model.Variant) { v.Req.NodeCount, v.Req.TensorParallel = n, n }
+	return func(v *variantSpec) { v.Req.NodeCount, v.Req.TensorParallel = n, n }
 }
 
 // Perf sets first-token and total latency (0 total = unknown).
 func Perf(firstTokenMs, totalMs float64) VariantOpt {
-	return func(v *model.Variant) {
+	return func(v *variantSpec) {
 		v.Perf = model.Performance{FirstTokenMs: firstTokenMs, TotalMs: totalMs, Source: "benchmark:test"}
 	}
 }
 
 // LoadMs sets the load time.
-func LoadMs(ms float64) VariantOpt { return func(v *model.Variant) { v.LoadTimeMs = ms } }
+func LoadMs(ms float64) VariantOpt { return func(v *variantSpec) { v.LoadTimeMs = ms } }
 
 // DefaultResidency sets what the config says today.
 func DefaultResidency(r model.Residency) VariantOpt {
-	return func(v *model.Variant) { v.DefaultResidency = r }
+	return func(v *variantSpec) { v.DefaultResidency = r }
 }
 
 // DeviceGb sets device memory per node, drawn from device:cuda:0 where the
 // node has it.
-func DeviceGb(gb float64) VariantOpt { return func(v *model.Variant) { v.DeviceMemoryGb = gb } }
+func DeviceGb(gb float64) VariantOpt { return func(v *variantSpec) { v.DeviceMemoryGb = gb } }
 
 // Archs requires one of the compute archs.
 func Archs(as ...string) VariantOpt {
-	return func(v *model.Variant) { v.Req.ComputeArchs = append(v.Req.ComputeArchs, as...) }
+	return func(v *variantSpec) { v.Req.ComputeArchs = append(v.Req.ComputeArchs, as...) }
 }
 
 // Platforms requires one of the platforms.
 func Platforms(ps ...string) VariantOpt {
-	return func(v *model.Variant) { v.Req.Platforms = append(v.Req.Platforms, ps...) }
+	return func(v *variantSpec) { v.Req.Platforms = append(v.Req.Platforms, ps...) }
 }
 
 // Needs sets a recipe's backend: commands it needs, or images (any one).
 func Needs(commands, images []string) VariantOpt {
-	return func(v *model.Variant) { v.Req.Commands, v.Req.Images = commands, images }
+	return func(v *variantSpec) { v.Req.Commands, v.Req.Images = commands, images }
 }
 
 // Weights sets a recipe's weights and the disk they take.
 func Weights(diskGb float64, ws ...string) VariantOpt {
-	return func(v *model.Variant) { v.Req.Weights, v.Req.DiskGb = ws, diskGb }
+	return func(v *variantSpec) { v.Req.Weights, v.Req.DiskGb = ws, diskGb }
 }
 
 // External is a cloud model; firstTokenMs 0 means "no metrics".
@@ -345,6 +462,19 @@ func Running(variant string, r model.Residency, nodes ...string) Part {
 		ns := slices.Clone(nodes)
 		slices.Sort(ns)
 		b.pool.Current.Lanes = append(b.pool.Current.Lanes, model.CurrentLane{Variant: variant, Nodes: ns, Residency: r, Status: "running"})
+	}
+}
+
+// RunningOn says the variant runs now on one node's GPUs (domain ids,
+// "device:cuda:1") with residency r.
+func RunningOn(variant string, r model.Residency, node string, gpus ...string) Part {
+	return func(b *builder) {
+		var devs []string
+		for _, g := range gpus {
+			devs = append(devs, model.DeviceRef(node, g))
+		}
+		slices.Sort(devs)
+		b.pool.Current.Lanes = append(b.pool.Current.Lanes, model.CurrentLane{Variant: variant, Nodes: []string{node}, Devices: devs, Residency: r, Status: "running"})
 	}
 }
 

@@ -63,6 +63,7 @@ type lsDraw struct {
 
 type lsPlacement struct {
 	nodes    []string
+	devices  []string
 	draws    []lsDraw
 	curMatch int             // current lanes of the variant on this node set
 	curRes   model.Residency // residency of the first of them, if valid
@@ -182,15 +183,15 @@ func (pr *lsProblem) addVariables(domIx map[[2]string]int, unit float64) {
 		lv.nCur = len(cur)
 		seen := map[string]bool{}
 		for _, pl := range v.Placements {
-			key := sortedKey(pl.Nodes)
+			key := laneKey(pl.Nodes, pl.Devices)
 			ok, _ := model.Eligible(p, ix, v, pl)
 			lv.anyEligible = lv.anyEligible || ok
 			if seen[key] || !ok {
 				seen[key] = true
-				continue // eval maps a node set to its first candidate
+				continue // eval maps a node and device set to its first candidate
 			}
 			seen[key] = true
-			lp := lsPlacement{nodes: slices.Clone(pl.Nodes), primary: -1}
+			lp := lsPlacement{nodes: slices.Clone(pl.Nodes), devices: slices.Clone(pl.Devices), primary: -1}
 			best := -1.0
 			for _, d := range pl.Draws {
 				di := domIx[[2]string{d.Node, d.Domain}]
@@ -201,7 +202,7 @@ func (pr *lsProblem) addVariables(domIx map[[2]string]int, unit float64) {
 				lv.maxGb = math.Max(lv.maxGb, d.Gb)
 			}
 			for _, c := range cur {
-				if sortedKey(c.Nodes) == key {
+				if laneKey(c.Nodes, c.Devices) == key {
 					if lp.curMatch == 0 && c.Residency.Valid() {
 						lp.curRes = c.Residency
 					}
@@ -467,6 +468,11 @@ func sortedKey(nodes []string) string {
 	return strings.Join(s, "+")
 }
 
+// laneKey names a placement by its nodes and device choice, in any order.
+func laneKey(nodes, devices []string) string {
+	return sortedKey(nodes) + "[" + sortedKey(devices) + "]"
+}
+
 // options lists a variant's decisions: not placed, then every eligible
 // placement with every residency it may take.
 func (pr *lsProblem) options(vi int) []lsOption {
@@ -724,10 +730,10 @@ func (st *lsState) load(a model.Assignment) {
 			continue
 		}
 		done[vi] = true
-		key := sortedKey(lc.Nodes)
+		key := laneKey(lc.Nodes, lc.Devices)
 		lv := &pr.vars[vi]
 		for k := range lv.pls {
-			if sortedKey(lv.pls[k].nodes) != key {
+			if laneKey(lv.pls[k].nodes, lv.pls[k].devices) != key {
 				continue
 			}
 			r := lc.Residency
@@ -746,7 +752,8 @@ func (st *lsState) assignment() model.Assignment {
 	for vi, o := range st.cur {
 		if o.k >= 0 {
 			a.Lanes = append(a.Lanes, model.LaneChoice{
-				Variant: pr.vars[vi].v.ID, Nodes: slices.Clone(pr.vars[vi].pls[o.k].nodes), Residency: o.r,
+				Variant: pr.vars[vi].v.ID, Nodes: slices.Clone(pr.vars[vi].pls[o.k].nodes),
+				Devices: slices.Clone(pr.vars[vi].pls[o.k].devices), Residency: o.r,
 			})
 		}
 	}
@@ -1071,14 +1078,14 @@ func (ls *lsSearch) swap(vi int) []int {
 	if a.k < 0 || len(pr.vars[vi].pls) < 2 {
 		return nil
 	}
-	keyA := sortedKey(pr.vars[vi].pls[a.k].nodes)
+	keyA := laneKey(pr.vars[vi].pls[a.k].nodes, pr.vars[vi].pls[a.k].devices)
 	before := st.total
 	for _, bi := range pr.vars[vi].nbrs {
 		b := st.cur[bi]
 		if bi == vi || b.k < 0 || len(pr.vars[bi].pls) < 2 {
 			continue
 		}
-		keyB := sortedKey(pr.vars[bi].pls[b.k].nodes)
+		keyB := laneKey(pr.vars[bi].pls[b.k].nodes, pr.vars[bi].pls[b.k].devices)
 		if keyA == keyB {
 			continue
 		}
@@ -1105,7 +1112,7 @@ func (ls *lsSearch) swap(vi int) []int {
 
 func placementByKey(lv *lsVar, key string) int {
 	for k := range lv.pls {
-		if sortedKey(lv.pls[k].nodes) == key {
+		if laneKey(lv.pls[k].nodes, lv.pls[k].devices) == key {
 			return k
 		}
 	}
