@@ -83,7 +83,7 @@
 //
 // # Level 4: the cut loop, branch and cut, and the PB portfolio
 //
-// relax.go presolves level i's linear model (the encoding's mirror with
+// Package mip presolves level i's linear model (mip.Presolve) (the encoding's mirror with
 // the assumptions true and the earlier levels at their frozen values):
 // bounds propagation of each row, Savelsbergh coefficient tightening of
 // the big-M auto rows and memory rows, and route ∧ residency rows that
@@ -91,14 +91,14 @@
 // 0/1 point of the rows, so every valid plan's intended values stay
 // feasible.
 //
-// sparselp.go then runs the root of a branch and cut. The LP is solved by
+// mip.CutLoop then runs the root of a branch and cut. The LP is solved by
 // the sparse dual simplex of package lp; each round separates, at its
 // vertex, lifted cover cuts of the knapsack rows (Balas 1975), probing
-// cuts (probing.go: each column set to 1 and to 0 and the rows
+// cuts (mip's prober: each column set to 1 and to 0 and the rows
 // propagated; implications, fixings and rows lifted by the slack a
 // setting leaves, over the rows and the short cuts found so far), and
 // Gomory mixed-integer cuts of the fractional basic columns
-// (gomory.go), then re-solves from the same basis, dropping the cuts
+// (mip's gmi), then re-solves from the same basis, dropping the cuts
 // left slack. Gomory cuts are computed from rounded multipliers in exact
 // 128-bit integer arithmetic, so every cut holds for every integer point
 // whatever the simplex's floating-point error. The loop ends when two
@@ -109,13 +109,13 @@
 // cuts to do the same.
 //
 // The bound itself comes from the final multipliers by weak duality,
-// recomputed from the integer data with a rounding margin (bound.go), so
+// recomputed from the integer data with a rounding margin (mip.WeakBound), so
 // it is valid even when the simplex stops early. The same multipliers
 // give reduced costs d: any plan better than the cutoff U keeps each
 // column whose |d_j| exceeds U − L at its cheap bound, and meets the
 // knapsack Σ_j floor(|d_j|·K / (U − L))·[x_j moved] <= K, K = 256.
 //
-// branch.go searches on from the root: depth first, each node re-solved
+// mip.BranchCut searches on from the root: depth first, each node re-solved
 // by the dual simplex from the last basis, pruned only by the weak-
 // duality bound over the node's box (or that bound pushed along the dual
 // ray of an infeasible node); an integral vertex is decoded into a plan
@@ -152,7 +152,7 @@
 //
 // Past fitsSparse's size (256x1000's level 4 is 53,000 rows and 765,000
 // nonzeros), the sparse LP bounds level 4 alone when it has 1.5 s or
-// more (lgSkipLeft); with less, lagrange.go bounds it first: disjoint
+// more (lgSkipLeft); with less, mip.Lagrangian bounds it first: disjoint
 // Σ x <= 1 and Σ x = 1 rows stay as groups of the subproblem, every other row is
 // priced by a multiplier, and a subgradient ascent with Polyak steps
 // toward the incumbent raises the bound. It starts from a dual ascent
@@ -198,7 +198,7 @@
 //
 // The package reads no environment. Options.Trace gets the search's
 // timeline, Options.DumpRelax writes each presolved model as CPLEX LP
-// and Options.DumpPB each PB worker's job (relaxdump.go;
+// and Options.DumpPB each PB worker's job (mip.Relaxation.DumpLP, dumpJob;
 // BenchmarkDumpedPBJob times a dumped job's search alone), and
 // Options.Cores plans the PB workers as if that many cores were free
 // (for measuring the portfolio on another machine). The CLI sets them

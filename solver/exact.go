@@ -12,6 +12,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // ErrMismatch marks a disagreement between the encoding's objective and
@@ -84,7 +85,7 @@ type exact struct {
 	rootNonzeros int
 	// openLoop is level 4's cut loop stopped by the level's proof between
 	// two rounds, for canonicalBC to finish; openOffset its offset.
-	openLoop   *cutLoop
+	openLoop   *mip.CutLoop
 	openOffset int64
 	// presolvedAt is the last level's presolved model, which the next
 	// level's is made from.
@@ -367,7 +368,7 @@ func (l *levelRun) lpFirst() error {
 	l.lpAsked = true
 	// A small part's LP takes milliseconds and often proves it: the
 	// workers (a process each) start after it there.
-	var pre *relaxation
+	var pre *mip.Relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
 			x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
@@ -444,13 +445,13 @@ func (l *levelRun) lpFirst() error {
 func (l *levelRun) branchAndCut() error {
 	x, i := l.x, l.i
 	bc := newBranchCut(x, i, l.sr)
-	bc.poll = func(ub *int64) (bool, error) {
+	bc.Poll = func(ub *int64) (bool, error) {
 		x.run.progress(i, x.obj, l.lb)
 		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
-	proved, err := bc.run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
-	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, l.lb, l.ub)
+	proved, err := bc.Run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
+	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // A part too large for gini's memory diagrams (256 nodes × 1,000
@@ -138,7 +139,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	}
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
-	if i == 3 && !fitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
+	if i == 3 && !mip.FitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
 		return x.besideLP(i, &r, end, lb, ub, src)
 	}
 	// Levels 2 and 3's workers start before the polish and run beside
@@ -146,7 +147,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	// and so does level 4's past fitsSparse: on 256x1000 it needs about
 	// two seconds to its first plan.
 	var pw *pbLevel
-	early := i == 1 || i == 2 || i == 3 && !fitsSparse(r.rel)
+	early := i == 1 || i == 2 || i == 3 && !mip.FitsSparse(r.rel)
 	if early {
 		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
 			return nil

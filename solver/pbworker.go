@@ -17,6 +17,7 @@ import (
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // The pseudo-boolean worker: one level of one part, as the presolved
@@ -327,18 +328,18 @@ func (job *pbJob) value(m []bool) int64 {
 
 // pbVal maps a worker's model back to every variable's value: the
 // columns, the relaxation's fixed columns and the assumptions.
-func pbVal(r *relaxation, m []bool) func(z.Lit) bool {
+func pbVal(r *mip.Relaxation, m []bool) func(z.Lit) bool {
 	return func(l z.Lit) bool {
 		v := l.Var()
 		var b bool
-		if c, ok := r.col[v]; ok {
+		if c, ok := r.Col[v]; ok {
 			switch {
-			case r.lo[c] == r.hi[c]:
-				b = r.lo[c] == 1
+			case r.Lo[c] == r.Hi[c]:
+				b = r.Lo[c] == 1
 			default:
 				b = c < len(m) && m[c]
 			}
-		} else if fv, ok := r.assumed[v]; ok {
+		} else if fv, ok := r.Assumed[v]; ok {
 			b = fv
 		}
 		return b == l.IsPos()
@@ -348,11 +349,11 @@ func pbVal(r *relaxation, m []bool) func(z.Lit) bool {
 // pbJobFor is level i's presolved model as a worker job, with the
 // objective bounded by cutoff and the extra rows given (e.g. reduced-
 // cost fixings and knapsack, which hold for every plan <= cutoff).
-func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
+func pbJobFor(r *mip.Relaxation, cutoff int64, offset int64, extra []mip.Row) *pbJob {
 	job := pbRowsJob(r, extra)
-	for c := range r.vars {
-		if r.lo[c] != r.hi[c] {
-			job.Obj[c] = r.c[c]
+	for c := range r.Vars {
+		if r.Lo[c] != r.Hi[c] {
+			job.Obj[c] = r.C[c]
 		}
 	}
 	cut := pbRow{Op: pbLE, RHS: cutoff - offset}
@@ -367,11 +368,11 @@ func pbJobFor(r *relaxation, cutoff int64, offset int64, extra []irow) *pbJob {
 
 // pbRowsJob is r's rows and extra as a job with no objective: a search
 // for any point of r that meets extra.
-func pbRowsJob(r *relaxation, extra []irow) *pbJob {
-	job := &pbJob{NCols: len(r.vars), Obj: make([]int64, len(r.vars))}
-	conv := func(w irow) pbRow {
-		row := pbRow{RHS: w.rhs}
-		switch w.op {
+func pbRowsJob(r *mip.Relaxation, extra []mip.Row) *pbJob {
+	job := &pbJob{NCols: len(r.Vars), Obj: make([]int64, len(r.Vars))}
+	conv := func(w mip.Row) pbRow {
+		row := pbRow{RHS: w.Rhs}
+		switch w.Op {
 		case encode.LE:
 			row.Op = pbLE
 		case encode.GE:
@@ -379,25 +380,25 @@ func pbRowsJob(r *relaxation, extra []irow) *pbJob {
 		default:
 			row.Op = pbEQ
 		}
-		for k, c := range w.idx {
-			if r.lo[c] == r.hi[c] {
-				row.RHS -= w.val[k] * r.lo[c]
+		for k, c := range w.Idx {
+			if r.Lo[c] == r.Hi[c] {
+				row.RHS -= w.Val[k] * r.Lo[c]
 				continue
 			}
 			row.Cols = append(row.Cols, int32(c))
-			row.W = append(row.W, w.val[k])
+			row.W = append(row.W, w.Val[k])
 		}
 		return row
 	}
-	for _, w := range r.rows {
+	for _, w := range r.Rows {
 		job.Rows = append(job.Rows, conv(w))
 	}
 	for _, w := range extra {
 		job.Rows = append(job.Rows, conv(w))
 	}
-	for c := range r.vars {
-		if r.lo[c] == r.hi[c] {
-			job.Rows = append(job.Rows, pbRow{Cols: []int32{int32(c)}, W: []int64{1}, Op: pbEQ, RHS: r.lo[c]})
+	for c := range r.Vars {
+		if r.Lo[c] == r.Hi[c] {
+			job.Rows = append(job.Rows, pbRow{Cols: []int32{int32(c)}, W: []int64{1}, Op: pbEQ, RHS: r.Lo[c]})
 		}
 	}
 	return job
@@ -447,7 +448,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pbMsg, 256),
 		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
 	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
-		var pre *relaxation
+		var pre *mip.Relaxation
 		if sr.uncut {
 			pre = sr.rel
 		}
@@ -455,7 +456,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 			x.canon = &canonAhead{job: job, rel: r, offset: off}
 		}
 	}
-	if i == 3 && x.e.Exact && !fitsSparse(sr.rel) && x.cores() < 3 {
+	if i == 3 && x.e.Exact && !mip.FitsSparse(sr.rel) && x.cores() < 3 {
 		// Beside the LP, one worker with cutting planes: on 256x1000
 		// it finds plans near 483,000 within two seconds where the
 		// clause-learning one found none in any run (and made each LP
@@ -494,9 +495,9 @@ const pbOneWorkerRows = 3000
 // beside the LP and the second worker.
 func pbSecondWorker(i int, sr *strongResult, cores int) bool {
 	if i < 3 {
-		return i == 0 || fitsSparse(sr.rel)
+		return i == 0 || mip.FitsSparse(sr.rel)
 	}
-	return len(sr.rel.rows) < pbOneWorkerRows && cores >= 3
+	return len(sr.rel.Rows) < pbOneWorkerRows && cores >= 3
 }
 
 // cores is the CPUs the solver may use (Options.Cores overrides it, for
@@ -543,7 +544,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 
 // phase is the incumbent's value of each of r's columns, or nil when it
 // has none.
-func (x *exact) phase(r *relaxation) []bool {
+func (x *exact) phase(r *mip.Relaxation) []bool {
 	if x.best.Lanes == nil {
 		return nil
 	}
@@ -551,8 +552,8 @@ func (x *exact) phase(r *relaxation) []bool {
 	if err != nil {
 		return nil
 	}
-	ph := make([]bool, len(r.vars))
-	for c, v := range r.vars {
+	ph := make([]bool, len(r.Vars))
+	for c, v := range r.Vars {
 		ph[c] = int(v) < len(vals) && vals[v]
 	}
 	return ph
@@ -741,7 +742,7 @@ func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 	// and two 256x1000 workers beside the main process passed 1 GiB,
 	// 1,129,148-1,169,956 KB). One that has sent none goes on: at 10 s
 	// on a slow machine its first plan came after the LP.
-	if !fitsSparse(sr.rel) && w.x.cores() < 3 {
+	if !mip.FitsSparse(sr.rel) && w.x.cores() < 3 {
 		w.stopAnsweredCuttingPlanes()
 	}
 	w.cdcl = w.launch(ub-1, false)
@@ -782,7 +783,7 @@ func (x *exact) canonicalPB(until time.Time) (model.Assignment, bool) {
 	}
 	var (
 		job *pbJob
-		r   *relaxation
+		r   *mip.Relaxation
 	)
 	if c := x.canon; c != nil {
 		// The job handed ahead, at the optimum: its rows are shared with
@@ -870,26 +871,26 @@ func (x *exact) firstAnswer(job *pbJob, until time.Time) (m []bool, none bool) {
 // canonicalJob is the canonical re-solve's job: the presolved level-4
 // model with every level at the incumbent's values, the first model of
 // the cutting-planes search; its relaxation and objective offset.
-func (x *exact) canonicalJob() (*pbJob, *relaxation, int64, bool) {
+func (x *exact) canonicalJob() (*pbJob, *mip.Relaxation, int64, bool) {
 	return x.canonicalJobOf(nil)
 }
 
 // canonicalJobOf is canonicalJob on r, level 4's presolved model when
 // the caller has it (the job only reads it), else built here.
-func (x *exact) canonicalJobOf(r *relaxation) (*pbJob, *relaxation, int64, bool) {
+func (x *exact) canonicalJobOf(r *mip.Relaxation) (*pbJob, *mip.Relaxation, int64, bool) {
 	if r == nil {
 		var ok bool
 		if r, ok = presolvedRelaxation(x, 3, x.run.deadline); !ok {
 			return nil, nil, 0, false
 		}
 	}
-	offset := r.constant + x.e.Linear.Offsets[3]
+	offset := r.Constant + x.e.Linear.Offsets[3]
 	job := pbJobFor(r, x.obj[3], offset, nil)
 	job.First, job.CuttingPlanes = true, true
 	return job, r, offset, true
 }
 
-func (x *exact) canonicalPlan(r *relaxation, m []bool) (model.Assignment, bool) {
+func (x *exact) canonicalPlan(r *mip.Relaxation, m []bool) (model.Assignment, bool) {
 	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m)))
 	rep := x.chk.Check(a)
 	return a, rep.Valid && rep.Objective == x.obj
@@ -899,7 +900,7 @@ func (x *exact) canonicalPlan(r *relaxation, m []bool) (model.Assignment, bool) 
 // model one of them sent for it.
 type canonAhead struct {
 	job    *pbJob
-	rel    *relaxation
+	rel    *mip.Relaxation
 	offset int64
 	model  []bool
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // bruteForcePools are random pools small enough for pooltest.BruteForce.
@@ -401,9 +402,9 @@ func TestTheLinearPathProvesWhatTheDefaultPathProves(t *testing.T) {
 	for _, p := range []*model.Pool{pooltest.Random(1, 8, 20), pooltest.Random(2, 6, 16), pooltest.Random(3, 12, 30), pooltest.Random(4, 12, 30), pooltest.Random(6, 16, 40), pooltest.Random(1, 24, 60)} {
 		want := solve(t, p, Options{Seed: 1})
 		got := func() *Result {
-			savedLanes, savedRows := linearPartLanes, sparseMaxRows
-			linearPartLanes, sparseMaxRows = 10, 0
-			defer func() { linearPartLanes, sparseMaxRows = savedLanes, savedRows }()
+			savedLanes, savedRows := linearPartLanes, mip.SparseMaxRows
+			linearPartLanes, mip.SparseMaxRows = 10, 0
+			defer func() { linearPartLanes, mip.SparseMaxRows = savedLanes, savedRows }()
 			return solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
 		}()
 		if got.Infeasible || want.Infeasible {

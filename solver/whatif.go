@@ -15,6 +15,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // What-if questions share one encoding of the pool. A scenario is a set
@@ -793,16 +794,16 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 		return 0, false // rounded memory proves nothing
 	}
 	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
-	r, ok := presolve(newRelaxationOf(e, s.enc, assumed, 3), deadline)
-	if !ok || len(r.rows) == 0 || !fitsSparse(r) {
+	r, ok := mip.Presolve(mip.NewRelaxation(e, s.enc, assumed, 3), deadline)
+	if !ok || len(r.Rows) == 0 || !mip.FitsSparse(r) {
 		return 0, false
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
-	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.trace, nil)
+	best, _, pr, _, rounds, _ := mip.SparseRounds(r, deadline, stop, s.trace.f, nil)
 	if pr == nil {
 		return 0, false
 	}
-	b := int64(math.Ceil(best-1e-6)) + r.constant + e.Linear.Offsets[3]
+	b := int64(math.Ceil(best-1e-6)) + r.Constant + e.Linear.Offsets[3]
 	s.trace.f("what-if level 4 LP: bound %d after %d rounds", b, rounds)
 	return b, true
 }

@@ -1,4 +1,4 @@
-package solver
+package mip
 
 import (
 	"math"
@@ -31,7 +31,7 @@ const gmiScale = 1 << 40
 
 // gomoryCuts returns up to max violated cuts from the tableau rows of the
 // most fractional basic columns at the LP point xs.
-func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max, maxLen int) []irow {
+func gomoryCuts(r *Relaxation, rows []Row, st *lp.State, xs []float64, max, maxLen int) []Row {
 	type cand struct {
 		pos  int
 		j    int
@@ -39,7 +39,7 @@ func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max, max
 	}
 	var cs []cand
 	for p, k := range st.Basic() {
-		if k >= len(r.vars) || r.lo[k] == r.hi[k] {
+		if k >= len(r.Vars) || r.Lo[k] == r.Hi[k] {
 			continue
 		}
 		v := xs[k]
@@ -60,7 +60,7 @@ func gomoryCuts(r *relaxation, rows []irow, st *lp.State, xs []float64, max, max
 	})
 	g := newGMI(r, rows, st)
 	g.maxLen = maxLen
-	var out []irow
+	var out []Row
 	tries := 0
 	for _, c := range cs {
 		if len(out) >= max || tries >= 3*max {
@@ -93,8 +93,8 @@ const (
 
 // gmi holds the scratch of cut generation.
 type gmi struct {
-	r       *relaxation
-	rows    []irow // the LP's rows, in its order
+	r       *Relaxation
+	rows    []Row // the LP's rows, in its order
 	st      *lp.State
 	n       int
 	coef    []i128 // per column
@@ -106,8 +106,8 @@ type gmi struct {
 	p     []int64
 }
 
-func newGMI(r *relaxation, rows []irow, st *lp.State) *gmi {
-	n := len(r.vars)
+func newGMI(r *Relaxation, rows []Row, st *lp.State) *gmi {
+	n := len(r.Vars)
 	return &gmi{r: r, rows: rows, st: st, n: n, coef: make([]i128, n), onList: make([]bool, n)}
 }
 
@@ -140,43 +140,43 @@ type shifted struct {
 // cut derives the GMI cut of the tableau row at basis position pos
 // (basic column b) and reports it when xs violates it. Each step below
 // either succeeds exactly or drops the cut.
-func (g *gmi) cut(pos, b int, xs []float64) (irow, bool) {
+func (g *gmi) cut(pos, b int, xs []float64) (Row, bool) {
 	defer g.reset()
 	rowsP, P, ok := g.multipliers(pos)
 	if !ok || !g.combine(rowsP, P) {
-		return irow{}, false
+		return Row{}, false
 	}
 	D, flip, ok := g.basicCoef(b)
 	if !ok {
-		return irow{}, false
+		return Row{}, false
 	}
 	s := gmiShift{flip: flip}
 	if !g.shiftColumns(&s, b, xs) || !g.shiftRows(&s, rowsP, P) {
-		return irow{}, false
+		return Row{}, false
 	}
 	F0, ok := s.beta.floorMod(D)
 	if !ok || float64(F0) < gmiMinFrac*float64(D) || float64(F0) > (1-gmiMinFrac)*float64(D) {
-		return irow{}, false
+		return Row{}, false
 	}
 	gs, shift, R, ok := gmiCoefs(s.ts, F0, D)
 	if !ok {
-		return irow{}, false
+		return Row{}, false
 	}
 	Rc, ok := g.substitute(s.ts, gs, shift, R)
 	if !ok {
-		return irow{}, false
+		return Row{}, false
 	}
 	Rc, maxC, nz, ok := g.moveFixed(Rc)
 	if !ok || nz == 0 || float64(nz) > gmiMaxDensity*float64(g.n)+10 || nz > g.maxLen {
-		return irow{}, false
+		return Row{}, false
 	}
 	w, act, norm, ok := g.scaleRow(Rc, maxC, xs)
 	if !ok {
-		return irow{}, false
+		return Row{}, false
 	}
 	// Efficacy: the distance the cut moves the point.
-	if norm == 0 || (float64(w.rhs)-act)/math.Sqrt(norm) < gmiMinEfficacy {
-		return irow{}, false
+	if norm == 0 || (float64(w.Rhs)-act)/math.Sqrt(norm) < gmiMinEfficacy {
+		return Row{}, false
 	}
 	return sortedCut(w)
 }
@@ -208,9 +208,9 @@ func (g *gmi) combine(rows []int, P []int64) bool {
 	for k, p := range P {
 		i := rows[k]
 		w := &g.rows[i]
-		for k, j := range w.idx {
+		for k, j := range w.Idx {
 			g.touch(j)
-			v, ok := g.coef[j].mulAdd(i128of(p), w.val[k])
+			v, ok := g.coef[j].mulAdd(i128of(p), w.Val[k])
 			if !ok {
 				return false
 			}
@@ -274,7 +274,7 @@ func (g *gmi) shiftColumns(s *gmiShift, b int, xs []float64) bool {
 		if !ok {
 			return false
 		}
-		lo, hi := r.lo[j], r.hi[j]
+		lo, hi := r.Lo[j], r.Hi[j]
 		if lo == hi {
 			if !s.addConst(num, lo) {
 				return false
@@ -314,25 +314,25 @@ func (g *gmi) shiftRows(s *gmiShift, rows []int, P []int64) bool {
 			return false
 		}
 		w := &g.rows[i]
-		switch w.op {
+		switch w.Op {
 		case encode.EQ:
-			if !s.addConst(num, w.rhs) {
+			if !s.addConst(num, w.Rhs) {
 				return false
 			}
 			continue
 		case encode.LE:
-			if !s.addConst(num, w.rhs) {
+			if !s.addConst(num, w.Rhs) {
 				return false
 			}
 			if num, ok = num.neg(); !ok {
 				return false
 			}
-			s.ts = append(s.ts, shifted{col: -1, row: i, upper: true, bound: w.rhs, num: num})
+			s.ts = append(s.ts, shifted{col: -1, row: i, upper: true, bound: w.Rhs, num: num})
 		default: // GE
-			if !s.addConst(num, w.rhs) {
+			if !s.addConst(num, w.Rhs) {
 				return false
 			}
-			s.ts = append(s.ts, shifted{col: -1, row: i, bound: w.rhs, num: num})
+			s.ts = append(s.ts, shifted{col: -1, row: i, bound: w.Rhs, num: num})
 		}
 	}
 	return true
@@ -407,9 +407,9 @@ func (g *gmi) substitute(ts []shifted, gs []i128, shift, R int64) (i128, bool) {
 			continue
 		}
 		w := &g.rows[t.row]
-		for q, j := range w.idx {
+		for q, j := range w.Idx {
 			g.touch(j)
-			if g.coef[j], ok = g.coef[j].mulAdd(i128of(sg), w.val[q]); !ok {
+			if g.coef[j], ok = g.coef[j].mulAdd(i128of(sg), w.Val[q]); !ok {
 				return i128{}, false
 			}
 		}
@@ -428,8 +428,8 @@ func (g *gmi) moveFixed(Rc i128) (i128, float64, int, bool) {
 		if c.sign() == 0 {
 			continue
 		}
-		if r.lo[j] == r.hi[j] {
-			p, ok := c.mul64(r.lo[j])
+		if r.Lo[j] == r.Hi[j] {
+			p, ok := c.mul64(r.Lo[j])
 			if !ok {
 				return i128{}, 0, 0, false
 			}
@@ -448,12 +448,12 @@ func (g *gmi) moveFixed(Rc i128) (i128, float64, int, bool) {
 // scaleRow scales the cut to int64 by a power of two, coefficients
 // rounded up (every column is >= 0) and the right-hand side down, and
 // returns it with its activity at xs and its squared norm.
-func (g *gmi) scaleRow(Rc i128, maxC float64, xs []float64) (w irow, act, norm float64, ok bool) {
+func (g *gmi) scaleRow(Rc i128, maxC float64, xs []float64) (w Row, act, norm float64, ok bool) {
 	div := int64(1)
 	for float64(div) < math.Max(maxC, math.Abs(Rc.float()))/(1<<40) {
 		div *= 2
 	}
-	w = irow{op: encode.GE}
+	w = Row{Op: encode.GE}
 	for _, j := range g.touched {
 		c := g.coef[j]
 		if c.sign() == 0 {
@@ -461,38 +461,38 @@ func (g *gmi) scaleRow(Rc i128, maxC float64, xs []float64) (w irow, act, norm f
 		}
 		v, ok := c.ceilDiv(div)
 		if !ok {
-			return irow{}, 0, 0, false
+			return Row{}, 0, 0, false
 		}
 		if v == 0 {
 			continue
 		}
-		w.idx = append(w.idx, j)
-		w.val = append(w.val, v)
+		w.Idx = append(w.Idx, j)
+		w.Val = append(w.Val, v)
 		act += float64(v) * xs[j]
 		norm += float64(v) * float64(v)
 	}
 	rv, ok := Rc.floorDiv(div)
-	if !ok || len(w.idx) == 0 {
-		return irow{}, 0, 0, false
+	if !ok || len(w.Idx) == 0 {
+		return Row{}, 0, 0, false
 	}
-	w.rhs = rv
+	w.Rhs = rv
 	return w, act, norm, true
 }
 
 // sortedCut orders the cut's columns and returns it as a tightened LE row.
-func sortedCut(w irow) (irow, bool) {
-	order := make([]int, len(w.idx))
+func sortedCut(w Row) (Row, bool) {
+	order := make([]int, len(w.Idx))
 	for k := range order {
 		order[k] = k
 	}
-	slices.SortFunc(order, func(a, b int) int { return w.idx[a] - w.idx[b] })
-	sorted := irow{op: w.op, rhs: w.rhs, idx: make([]int, len(order)), val: make([]int64, len(order))}
+	slices.SortFunc(order, func(a, b int) int { return w.Idx[a] - w.Idx[b] })
+	sorted := Row{Op: w.Op, Rhs: w.Rhs, Idx: make([]int, len(order)), Val: make([]int64, len(order))}
 	for k, o := range order {
-		sorted.idx[k], sorted.val[k] = w.idx[o], w.val[o]
+		sorted.Idx[k], sorted.Val[k] = w.Idx[o], w.Val[o]
 	}
 	le, keep := tighten(asLE(sorted)[0])
 	if !keep {
-		return irow{}, false
+		return Row{}, false
 	}
 	return le, true
 }

@@ -1,4 +1,4 @@
-package solver
+package mip
 
 import (
 	"math"
@@ -42,31 +42,31 @@ type lgRow struct {
 	eq  bool
 }
 
-type lagrangian struct {
-	c      []float64
-	rows   []lgRow
-	groups [][]int // kept rows: at most one column (exactly one when exact)
+type Lagrangian struct {
+	C      []float64
+	Rows   []lgRow
+	Groups [][]int // kept rows: at most one column (exactly one when exact)
 	exact  []bool
 	inGrp  []int // column's group, or −1
 	free   []bool
 }
 
-// newLagrangian splits r's rows into groups and relaxed rows.
-func newLagrangian(r *relaxation) *lagrangian {
-	n := len(r.vars)
-	lg := &lagrangian{c: make([]float64, n), inGrp: make([]int, n), free: make([]bool, n)}
+// NewLagrangian splits r's rows into groups and relaxed rows.
+func NewLagrangian(r *Relaxation) *Lagrangian {
+	n := len(r.Vars)
+	lg := &Lagrangian{C: make([]float64, n), inGrp: make([]int, n), free: make([]bool, n)}
 	for j := range n {
-		lg.c[j] = float64(r.c[j])
+		lg.C[j] = float64(r.C[j])
 		lg.inGrp[j] = -1
-		lg.free[j] = r.lo[j] != r.hi[j]
+		lg.free[j] = r.Lo[j] != r.Hi[j]
 	}
 	// Equalities first: a source's exactly-one is the stronger group.
-	order := make([]int, len(r.rows))
+	order := make([]int, len(r.Rows))
 	for k := range order {
 		order[k] = k
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
-		ea, eb := r.rows[a].op == encode.EQ, r.rows[b].op == encode.EQ
+		ea, eb := r.Rows[a].Op == encode.EQ, r.Rows[b].Op == encode.EQ
 		switch {
 		case ea && !eb:
 			return -1
@@ -76,12 +76,12 @@ func newLagrangian(r *relaxation) *lagrangian {
 		return 0
 	})
 	for _, k := range order {
-		w := r.rows[k]
+		w := r.Rows[k]
 		if g, exact, ok := groupRow(w); ok && lg.disjoint(g) {
 			for _, j := range g {
-				lg.inGrp[j] = len(lg.groups)
+				lg.inGrp[j] = len(lg.Groups)
 			}
-			lg.groups = append(lg.groups, g)
+			lg.Groups = append(lg.Groups, g)
 			lg.exact = append(lg.exact, exact)
 			continue
 		}
@@ -92,13 +92,13 @@ func newLagrangian(r *relaxation) *lagrangian {
 
 // addRow relaxes w, scaled so that its largest coefficient is 1: memory
 // rows in units would otherwise dwarf every other row's subgradient.
-func (lg *lagrangian) addRow(w irow) {
-	row := lgRow{idx: w.idx, val: make([]float64, len(w.val)), rhs: float64(w.rhs), eq: w.op == encode.EQ}
-	for t, v := range w.val {
+func (lg *Lagrangian) addRow(w Row) {
+	row := lgRow{idx: w.Idx, val: make([]float64, len(w.Val)), rhs: float64(w.Rhs), eq: w.Op == encode.EQ}
+	for t, v := range w.Val {
 		row.val[t] = float64(v)
 	}
 	sign := 1.0
-	if w.op == encode.GE {
+	if w.Op == encode.GE {
 		sign = -1
 	}
 	var big float64
@@ -109,34 +109,34 @@ func (lg *lagrangian) addRow(w irow) {
 		row.val[t] *= sign / big
 	}
 	row.rhs *= sign / big
-	lg.rows = append(lg.rows, row)
+	lg.Rows = append(lg.Rows, row)
 }
 
 // groupRow reports whether w is Σ x_j <= 1 or Σ x_j = 1 over free
 // columns (either sign written), and its columns.
-func groupRow(w irow) ([]int, bool, bool) {
-	if len(w.idx) < 2 {
+func groupRow(w Row) ([]int, bool, bool) {
+	if len(w.Idx) < 2 {
 		return nil, false, false
 	}
-	s := w.val[0]
+	s := w.Val[0]
 	if s != 1 && s != -1 {
 		return nil, false, false
 	}
-	for _, v := range w.val {
+	for _, v := range w.Val {
 		if v != s {
 			return nil, false, false
 		}
 	}
 	switch {
-	case w.op == encode.EQ && w.rhs == s:
-		return w.idx, true, true
-	case w.op == encode.LE && s == 1 && w.rhs == 1, w.op == encode.GE && s == -1 && w.rhs == -1:
-		return w.idx, false, true
+	case w.Op == encode.EQ && w.Rhs == s:
+		return w.Idx, true, true
+	case w.Op == encode.LE && s == 1 && w.Rhs == 1, w.Op == encode.GE && s == -1 && w.Rhs == -1:
+		return w.Idx, false, true
 	}
 	return nil, false, false
 }
 
-func (lg *lagrangian) disjoint(g []int) bool {
+func (lg *Lagrangian) disjoint(g []int) bool {
 	for _, j := range g {
 		if lg.inGrp[j] >= 0 || !lg.free[j] {
 			return false
@@ -145,20 +145,20 @@ func (lg *lagrangian) disjoint(g []int) bool {
 	return true
 }
 
-// eval computes d = c + uA, the subproblem's minimiser into x, and L(u)
+// Eval computes d = c + uA, the subproblem's minimiser into x, and L(u)
 // with the magnitude of its terms (for the rounding margin).
-func (lg *lagrangian) eval(u, d []float64, x []bool) (float64, float64) {
-	copy(d, lg.c)
+func (lg *Lagrangian) Eval(u, d []float64, x []bool) (float64, float64) {
+	copy(d, lg.C)
 	var val, mag float64
-	for _, cj := range lg.c {
+	for _, cj := range lg.C {
 		mag += math.Abs(cj)
 	}
-	for ri := range lg.rows {
+	for ri := range lg.Rows {
 		ur := u[ri]
 		if ur == 0 {
 			continue
 		}
-		w := &lg.rows[ri]
+		w := &lg.Rows[ri]
 		val -= ur * w.rhs
 		mag += math.Abs(ur * w.rhs)
 		for k, j := range w.idx {
@@ -174,7 +174,7 @@ func (lg *lagrangian) eval(u, d []float64, x []bool) (float64, float64) {
 			val += d[j]
 		}
 	}
-	for gi, g := range lg.groups {
+	for gi, g := range lg.Groups {
 		best := -1
 		for _, j := range g {
 			if best < 0 || d[j] < d[best] {
@@ -191,9 +191,9 @@ func (lg *lagrangian) eval(u, d []float64, x []bool) (float64, float64) {
 
 // reduced returns d' (see above): d_j less its group's minimum for
 // grouped columns, d_j for the others, 0 for fixed ones.
-func (lg *lagrangian) reduced(d []float64) []float64 {
+func (lg *Lagrangian) reduced(d []float64) []float64 {
 	out := slices.Clone(d)
-	for gi, g := range lg.groups {
+	for gi, g := range lg.Groups {
 		m := math.Inf(1)
 		for _, j := range g {
 			m = min(m, d[j])
@@ -213,7 +213,7 @@ func (lg *lagrangian) reduced(d []float64) []float64 {
 	return out
 }
 
-// start is a dual ascent for the rows x_p <= Σ_q x_q (a route needs
+// Start is a dual ascent for the rows x_p <= Σ_q x_q (a route needs
 // one of its latency columns, a latency column its lane's residency):
 // in row order, each such row takes u = min_q d_q, which moves the
 // cheapest cost of the q's onto p, until a source's group pays its
@@ -221,14 +221,14 @@ func (lg *lagrangian) reduced(d []float64) []float64 {
 // the subproblem would otherwise leave every latency column at 0 (u = 0
 // bounds 256x1000 by 0), this starts the ascent at about level 4's group
 // minima.
-func (lg *lagrangian) start() []float64 {
-	u := make([]float64, len(lg.rows))
-	d := slices.Clone(lg.c)
+func (lg *Lagrangian) Start() []float64 {
+	u := make([]float64, len(lg.Rows))
+	d := slices.Clone(lg.C)
 	// Costs move along chains (residency -> latency -> route): two
 	// passes in row order settle a chain whose rows come in either order.
 	for range 2 {
-		for ri := range lg.rows {
-			w := &lg.rows[ri]
+		for ri := range lg.Rows {
+			w := &lg.Rows[ri]
 			p, ok := implication(w)
 			if !ok {
 				continue
@@ -268,38 +268,38 @@ func implication(w *lgRow) (int, bool) {
 	return p, p >= 0
 }
 
-// lgResult is the best point of an ascent.
-type lgResult struct {
-	bound float64 // L(u) less its rounding margin: valid for every plan
-	mag   float64
-	d     []float64 // d' at the best u
-	iters int
+// LagrangeResult is the best point of an ascent.
+type LagrangeResult struct {
+	Bound float64 // L(u) less its rounding margin: valid for every plan
+	Mag   float64
+	D     []float64 // d' at the best u
+	Iters int
 }
 
-// ascend runs the subgradient method until deadline, stop, a bound of
+// Ascend runs the subgradient method until deadline, stop, a bound of
 // at least proves (nothing better than the incumbent exists), or a step
 // factor too small to move. target is the incumbent's value, asked again
 // as the search improves it.
-func (lg *lagrangian) ascend(proves float64, target func() float64, deadline time.Time, stop func() bool) (lgResult, bool) {
-	n := len(lg.c)
-	u := lg.start()
+func (lg *Lagrangian) Ascend(proves float64, target func() float64, deadline time.Time, stop func() bool) (LagrangeResult, bool) {
+	n := len(lg.C)
+	u := lg.Start()
 	d := make([]float64, n)
 	x := make([]bool, n)
-	s := make([]float64, len(lg.rows))
-	best := lgResult{bound: math.Inf(-1)}
+	s := make([]float64, len(lg.Rows))
+	best := LagrangeResult{Bound: math.Inf(-1)}
 	var bestD []float64
 	theta, stale := 1.0, 0
 	for it := 0; ; it++ {
 		if it%8 == 0 && (time.Now().After(deadline) || stop != nil && stop()) {
 			break
 		}
-		val, mag := lg.eval(u, d, x)
+		val, mag := lg.Eval(u, d, x)
 		if math.IsNaN(val) || math.IsInf(val, 0) {
 			break
 		}
-		best.iters = it + 1
-		if b := val - 1e-9*mag; bestD == nil || b > best.bound+1e-9*math.Abs(best.bound) {
-			best.bound, best.mag = b, mag
+		best.Iters = it + 1
+		if b := val - 1e-9*mag; bestD == nil || b > best.Bound+1e-9*math.Abs(best.Bound) {
+			best.Bound, best.Mag = b, mag
 			bestD = slices.Clone(d)
 			stale = 0
 		} else if stale++; stale >= lgStale {
@@ -308,14 +308,14 @@ func (lg *lagrangian) ascend(proves float64, target func() float64, deadline tim
 				break
 			}
 		}
-		if best.bound >= proves {
+		if best.Bound >= proves {
 			break
 		}
 		// Subgradient s = Ax − b, projected: a <= row at u = 0 with
 		// s < 0 cannot move.
 		var norm float64
-		for ri := range lg.rows {
-			w := &lg.rows[ri]
+		for ri := range lg.Rows {
+			w := &lg.Rows[ri]
 			v := -w.rhs
 			for k, j := range w.idx {
 				if x[j] {
@@ -338,7 +338,7 @@ func (lg *lagrangian) ascend(proves float64, target func() float64, deadline tim
 		t := theta * gapT / norm
 		for ri := range u {
 			u[ri] += t * s[ri]
-			if !lg.rows[ri].eq && u[ri] < 0 {
+			if !lg.Rows[ri].eq && u[ri] < 0 {
 				u[ri] = 0
 			}
 		}
@@ -346,7 +346,7 @@ func (lg *lagrangian) ascend(proves float64, target func() float64, deadline tim
 	if bestD == nil {
 		return best, false
 	}
-	best.d = lg.reduced(bestD)
+	best.D = lg.reduced(bestD)
 	return best, true
 }
 

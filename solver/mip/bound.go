@@ -1,4 +1,4 @@
-package solver
+package mip
 
 import (
 	"math"
@@ -19,32 +19,32 @@ import (
 // error of the sum, so every bound the solver reports from an LP is
 // valid; at an optimal basis it equals the LP optimum.
 
-// lpRow is sum val[k]·x[idx[k]] op rhs.
-type lpRow struct {
-	idx []int
-	val []float64
-	op  encode.Op
-	rhs float64
+// FloatRow is sum val[k]·x[idx[k]] op rhs.
+type FloatRow struct {
+	Idx []int
+	Val []float64
+	Op  encode.Op
+	Rhs float64
 }
 
-// lpProblem is min c·x over the rows with 0 <= x <= 1; len(c) is the
+// Problem is min c·x over the rows with 0 <= x <= 1; len(c) is the
 // number of variables.
-type lpProblem struct {
-	c    []float64
-	rows []lpRow
+type Problem struct {
+	C    []float64
+	Rows []FloatRow
 }
 
-// lagrangeBound is y·b + Σ_j min(0, c_j − y·A_j) from the problem's own
+// WeakBound is y·b + Σ_j min(0, c_j − y·A_j) from the problem's own
 // data, less a rounding margin: a valid lower bound on c·x over the
 // feasible set for any y with y_r <= 0 on ≤ rows, >= 0 on ≥ rows (rows
 // with the wrong sign get 0). The margin, 1e-9 of the sum of the
 // magnitudes of every term, is about 10⁴ times float64's worst-case
 // summation error at 10⁵ terms.
-func lagrangeBound(pr *lpProblem, y []float64) (float64, bool) {
-	d, mag := reducedCosts(pr, y)
+func WeakBound(pr *Problem, y []float64) (float64, bool) {
+	d, mag := ReducedCosts(pr, y)
 	var val float64
-	for ri := range pr.rows {
-		val += clipY(pr.rows[ri].op, y[ri]) * pr.rows[ri].rhs
+	for ri := range pr.Rows {
+		val += ClipY(pr.Rows[ri].Op, y[ri]) * pr.Rows[ri].Rhs
 	}
 	for _, dj := range d {
 		if dj < 0 {
@@ -57,32 +57,32 @@ func lagrangeBound(pr *lpProblem, y []float64) (float64, bool) {
 	return val - 1e-9*mag, true
 }
 
-// clipY is a multiplier clipped to the sign its row's sense allows: <= 0
+// ClipY is a multiplier clipped to the sign its row's sense allows: <= 0
 // on <= rows, >= 0 on >= rows, free on = rows.
-func clipY(op encode.Op, y float64) float64 {
+func ClipY(op encode.Op, y float64) float64 {
 	if (op == encode.LE && y > 0) || (op == encode.GE && y < 0) {
 		return 0
 	}
 	return y
 }
 
-// reducedCosts is d = c − yA for y clipped by clipY, and the magnitude
+// ReducedCosts is d = c − yA for y clipped by clipY, and the magnitude
 // of every term summed (with |y·b|), for lagrangeBound's margin.
-func reducedCosts(pr *lpProblem, y []float64) ([]float64, float64) {
-	d := slices.Clone(pr.c)
+func ReducedCosts(pr *Problem, y []float64) ([]float64, float64) {
+	d := slices.Clone(pr.C)
 	var mag float64
-	for _, c := range pr.c {
+	for _, c := range pr.C {
 		mag += math.Abs(c)
 	}
-	for ri := range pr.rows {
-		w := &pr.rows[ri]
-		yr := clipY(w.op, y[ri])
+	for ri := range pr.Rows {
+		w := &pr.Rows[ri]
+		yr := ClipY(w.Op, y[ri])
 		if yr == 0 {
 			continue
 		}
-		mag += math.Abs(yr * w.rhs)
-		for k, j := range w.idx {
-			t := yr * w.val[k]
+		mag += math.Abs(yr * w.Rhs)
+		for k, j := range w.Idx {
+			t := yr * w.Val[k]
 			d[j] -= t
 			mag += math.Abs(t)
 		}

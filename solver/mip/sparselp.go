@@ -1,4 +1,4 @@
-package solver
+package mip
 
 import (
 	"math"
@@ -9,64 +9,64 @@ import (
 )
 
 // lpRowOf writes an irow for package lp.
-func lpRowOf(w irow) lp.Row {
-	row := lp.Row{Idx: w.idx, Val: make([]float64, len(w.val)), Lo: math.Inf(-1), Hi: math.Inf(1)}
-	for k, v := range w.val {
+func lpRowOf(w Row) lp.Row {
+	row := lp.Row{Idx: w.Idx, Val: make([]float64, len(w.Val)), Lo: math.Inf(-1), Hi: math.Inf(1)}
+	for k, v := range w.Val {
 		row.Val[k] = float64(v)
 	}
-	switch w.op {
+	switch w.Op {
 	case encode.LE:
-		row.Hi = float64(w.rhs)
+		row.Hi = float64(w.Rhs)
 	case encode.GE:
-		row.Lo = float64(w.rhs)
+		row.Lo = float64(w.Rhs)
 	default:
-		row.Lo, row.Hi = float64(w.rhs), float64(w.rhs)
+		row.Lo, row.Hi = float64(w.Rhs), float64(w.Rhs)
 	}
 	return row
 }
 
-func floatRow(w irow) lpRow {
-	row := lpRow{op: w.op, rhs: float64(w.rhs), idx: w.idx, val: make([]float64, len(w.val))}
-	for k, v := range w.val {
-		row.val[k] = float64(v)
+func FloatRowOf(w Row) FloatRow {
+	row := FloatRow{Op: w.Op, Rhs: float64(w.Rhs), Idx: w.Idx, Val: make([]float64, len(w.Val))}
+	for k, v := range w.Val {
+		row.Val[k] = float64(v)
 	}
 	return row
 }
 
-// cutLoop is the root of a branch-and-cut without the branching: the LP
+// CutLoop is the root of a branch-and-cut without the branching: the LP
 // of a relaxation solved by the sparse dual simplex, rounds of cover and
 // Gomory cuts separated at its vertex and re-solved from the same basis,
 // inactive cuts dropped.
-type cutLoop struct {
-	r  *relaxation
-	st *lp.State
-	// rows mirrors the LP's rows: the relaxation's rows, then the cuts
+type CutLoop struct {
+	R  *Relaxation
+	St *lp.State
+	// Rows mirrors the LP's Rows: the relaxation's Rows, then the cuts
 	// in the LP now. Gomory cuts read the tableau against them.
-	rows  []irow
+	Rows  []Row
 	nOrig int
 	// fr and fc are rows and r.c as floats, for the bound after each
 	// solve (problem): converted once, not at every solve.
-	fr   []lpRow
+	fr   []FloatRow
 	fc   []float64
 	cuts int
-	// complete: the loop ended by its own rule, not by a clock.
-	complete bool
+	// Complete: the loop ended by its own rule, not by a clock.
+	Complete bool
 	prober   *prober
-	trace    tracer
+	trace    Tracef
 	rounds   int // separation rounds so far
 	// caps are what a round separates, by the model's size.
 	caps cutCaps
-	// The loop's progress: LP solves so far, the best bound with its
+	// The loop's progress: LP Solves so far, the best bound with its
 	// multipliers and rows, rounds without a rise, whether the last
 	// solve rose, and resumable: the last solve reached the optimum and
 	// its separation is still to come (run stopped in between).
-	solves    int
-	best      float64
+	Solves    int
+	Best      float64
 	bestY     []float64
-	bestPr    *lpProblem
+	bestPr    *Problem
 	stall     int
 	improved  bool
-	resumable bool
+	Resumable bool
 }
 
 // cutCaps caps a round's cuts of each family, and a Gomory cut's
@@ -87,88 +87,88 @@ var (
 	largeCaps = cutCaps{gomory: 150, covers: 200, probing: 200, gomoryLen: gmiMaxLenLarge}
 )
 
-func newCutLoop(r *relaxation) (*cutLoop, bool) {
-	n := len(r.vars)
+func NewCutLoop(r *Relaxation) (*CutLoop, bool) {
+	n := len(r.Vars)
 	prob := &lp.Problem{Cost: make([]float64, n), Lo: make([]float64, n), Hi: make([]float64, n)}
 	for j := range n {
-		prob.Cost[j] = float64(r.c[j])
-		prob.Lo[j], prob.Hi[j] = float64(r.lo[j]), float64(r.hi[j])
+		prob.Cost[j] = float64(r.C[j])
+		prob.Lo[j], prob.Hi[j] = float64(r.Lo[j]), float64(r.Hi[j])
 	}
-	for _, w := range r.rows {
+	for _, w := range r.Rows {
 		prob.Rows = append(prob.Rows, lpRowOf(w))
 	}
 	st, err := lp.New(prob)
 	if err != nil {
 		return nil, false
 	}
-	cl := &cutLoop{r: r, st: st, rows: append([]irow(nil), r.rows...), nOrig: len(r.rows), caps: smallCaps, best: math.Inf(-1),
-		fr: make([]lpRow, 0, len(r.rows)), fc: make([]float64, n)}
-	for _, w := range r.rows {
-		cl.fr = append(cl.fr, floatRow(w))
+	cl := &CutLoop{R: r, St: st, Rows: append([]Row(nil), r.Rows...), nOrig: len(r.Rows), caps: smallCaps, Best: math.Inf(-1),
+		fr: make([]FloatRow, 0, len(r.Rows)), fc: make([]float64, n)}
+	for _, w := range r.Rows {
+		cl.fr = append(cl.fr, FloatRowOf(w))
 	}
-	for j, c := range r.c {
+	for j, c := range r.C {
 		cl.fc[j] = float64(c)
 	}
-	if !fitsSparse(r) {
+	if !FitsSparse(r) {
 		cl.caps = largeCaps
 	}
 	return cl, true
 }
 
-// problem is the float problem of the LP's rows now, for the bound.
-func (cl *cutLoop) problem() *lpProblem {
-	return &lpProblem{c: cl.fc, rows: cl.fr[:len(cl.fr):len(cl.fr)]}
+// Problem is the float Problem of the LP's rows now, for the bound.
+func (cl *CutLoop) Problem() *Problem {
+	return &Problem{C: cl.fc, Rows: cl.fr[:len(cl.fr):len(cl.fr)]}
 }
 
-// sparseRounds runs the cut loop until it stalls, finds no cut, or
+// SparseRounds runs the cut loop until it stalls, finds no cut, or
 // reaches its round cap (the loop is then complete: what it did depends
 // on the relaxation alone, so a canonical re-solve can start from it),
 // or until the deadline or stop. It returns the best bound with its
 // multipliers and the rows they belong to.
-func sparseRounds(r *relaxation, deadline time.Time, stop func() bool, tr tracer, onBound func(float64, []float64)) (best float64, bestY []float64, bestPr *lpProblem, cl *cutLoop, rounds, cuts int) {
-	cl, ok := newCutLoop(r)
+func SparseRounds(r *Relaxation, deadline time.Time, stop func() bool, tr Tracef, onBound func(float64, []float64)) (best float64, bestY []float64, bestPr *Problem, cl *CutLoop, rounds, cuts int) {
+	cl, ok := NewCutLoop(r)
 	if !ok {
 		return math.Inf(-1), nil, nil, nil, 0, 0
 	}
 	cl.trace = tr
-	cl.run(deadline, stop, onBound)
-	return cl.best, cl.bestY, cl.bestPr, cl, cl.solves, cl.cuts
+	cl.Run(deadline, stop, onBound)
+	return cl.Best, cl.bestY, cl.bestPr, cl, cl.Solves, cl.cuts
 }
 
-// run solves and separates until the loop is complete, the deadline or
+// Run solves and separates until the loop is complete, the deadline or
 // stop. Stopped between a round's solve and its separation, the loop is
-// resumable: run again goes on exactly as if it had not stopped.
-func (cl *cutLoop) run(deadline time.Time, stop func() bool, onBound func(float64, []float64)) {
-	cl.st.Stop = stop
-	defer func() { cl.st.Stop = nil }()
-	for !cl.complete {
-		if !cl.resumable {
-			status := cl.st.Solve(deadline, 0)
-			cl.solves++
-			y := cl.st.Duals()
-			pr := cl.problem()
-			b, ok := lagrangeBound(pr, y)
-			cl.trace.f("LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.solves-1, status, cl.st.Iterations(), b, cl.st.Rows())
-			cl.improved = ok && b > cl.best+sparseStall
-			if ok && b > cl.best {
-				cl.best, cl.bestY, cl.bestPr = b, y, pr
+// resumable: Run again goes on exactly as if it had not stopped.
+func (cl *CutLoop) Run(deadline time.Time, stop func() bool, onBound func(float64, []float64)) {
+	cl.St.Stop = stop
+	defer func() { cl.St.Stop = nil }()
+	for !cl.Complete {
+		if !cl.Resumable {
+			status := cl.St.Solve(deadline, 0)
+			cl.Solves++
+			y := cl.St.Duals()
+			pr := cl.Problem()
+			b, ok := WeakBound(pr, y)
+			cl.tracef("LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.Solves-1, status, cl.St.Iterations(), b, cl.St.Rows())
+			cl.improved = ok && b > cl.Best+sparseStall
+			if ok && b > cl.Best {
+				cl.Best, cl.bestY, cl.bestPr = b, y, pr
 			}
 			if onBound != nil && ok {
 				var xs []float64
 				if status == lp.Optimal {
-					xs = cl.st.X()
+					xs = cl.St.X()
 				}
 				onBound(b, xs)
 			}
 			if status != lp.Optimal {
 				return
 			}
-			cl.resumable = true
+			cl.Resumable = true
 			if time.Now().After(deadline) || (stop != nil && stop()) {
 				return
 			}
 		}
-		cl.resumable = false
+		cl.Resumable = false
 		if !cl.improved {
 			cl.stall++
 		} else {
@@ -180,27 +180,27 @@ func (cl *cutLoop) run(deadline time.Time, stop func() bool, onBound func(float6
 			// and goes on to 471,066 with them).
 			cl.caps.gomoryLen, cl.stall = gmiMaxLen, 0
 		}
-		if cl.stall >= 2 || cl.solves >= sparseRoundsMax || !cl.round() {
-			cl.complete = true
+		if cl.stall >= 2 || cl.Solves >= sparseRoundsMax || !cl.round() {
+			cl.Complete = true
 		}
 	}
 }
 
 // round drops the cuts the vertex leaves slack, separates new ones and
 // adds them; false when none was found.
-func (cl *cutLoop) round() bool {
-	st := cl.st
+func (cl *CutLoop) round() bool {
+	st := cl.St
 	xs := st.X()
 	// Probing propagates over the rows and the short cuts found so far:
 	// a cut that no single row implies (a probing lift, a fixing) makes
 	// the next round's propagation reach further.
-	prows := make([]irow, 0, len(cl.rows))
-	for i, w := range cl.rows {
-		if i < cl.nOrig || len(w.idx) <= probeMaxCutLen {
+	prows := make([]Row, 0, len(cl.Rows))
+	for i, w := range cl.Rows {
+		if i < cl.nOrig || len(w.Idx) <= probeMaxCutLen {
 			prows = append(prows, w)
 		}
 	}
-	lo, hi := cl.r.lo, cl.r.hi
+	lo, hi := cl.R.Lo, cl.R.Hi
 	if cl.prober != nil {
 		lo, hi = cl.prober.baseLo, cl.prober.baseHi
 	}
@@ -210,21 +210,21 @@ func (cl *cutLoop) round() bool {
 	// the fractional ones are probed.
 	pc := probingCuts(cl.prober, xs, len(xs) <= probeEveryColumnMax, cl.caps.probing)
 	cl.rounds++
-	gm := gomoryCuts(cl.r, cl.rows, st, xs, cl.caps.gomory, cl.caps.gomoryLen)
-	cv := cl.r.separate(xs, cl.caps.covers)
+	gm := gomoryCuts(cl.R, cl.Rows, st, xs, cl.caps.gomory, cl.caps.gomoryLen)
+	cv := cl.R.Separate(xs, cl.caps.covers)
 	cs := append(append(cv, pc...), gm...)
-	cl.trace.f("  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
+	cl.tracef("  %d cover cuts, %d probing cuts, %d gomory cuts", len(cv), len(pc), len(gm))
 	if len(cs) == 0 {
 		return false
 	}
 	// Slack cuts leave the LP (they stay in the relaxation's rows, valid
 	// for the PB workers).
 	drop := func(i int) bool {
-		return i >= cl.nOrig && len(cl.rows[i].idx) > probeMaxCutLen && st.Slack(i) && cl.slack(i, xs) > 1e-6
+		return i >= cl.nOrig && len(cl.Rows[i].Idx) > probeMaxCutLen && st.Slack(i) && cl.slack(i, xs) > 1e-6
 	}
-	rows := make([]irow, 0, len(cl.rows)+len(cs))
-	fr := make([]lpRow, 0, len(cl.rows)+len(cs))
-	for i, w := range cl.rows {
+	rows := make([]Row, 0, len(cl.Rows)+len(cs))
+	fr := make([]FloatRow, 0, len(cl.Rows)+len(cs))
+	for i, w := range cl.Rows {
 		if !drop(i) {
 			rows = append(rows, w)
 			fr = append(fr, cl.fr[i])
@@ -233,7 +233,7 @@ func (cl *cutLoop) round() bool {
 	if st.RemoveRows(drop) != nil {
 		return false
 	}
-	cl.rows, cl.fr = rows, fr
+	cl.Rows, cl.fr = rows, fr
 	add := make([]lp.Row, 0, len(cs))
 	for _, w := range cs {
 		add = append(add, lpRowOf(w))
@@ -241,27 +241,27 @@ func (cl *cutLoop) round() bool {
 	if st.AddRows(add) != nil {
 		return false
 	}
-	cl.rows = append(cl.rows, cs...)
+	cl.Rows = append(cl.Rows, cs...)
 	for _, w := range cs {
-		cl.fr = append(cl.fr, floatRow(w))
+		cl.fr = append(cl.fr, FloatRowOf(w))
 	}
-	cl.r.rows = append(cl.r.rows, cs...)
+	cl.R.Rows = append(cl.R.Rows, cs...)
 	cl.cuts += len(cs)
 	return true
 }
 
 // slack is row i's slack at xs (<= rows as written by the cuts).
-func (cl *cutLoop) slack(i int, xs []float64) float64 {
-	w := &cl.rows[i]
+func (cl *CutLoop) slack(i int, xs []float64) float64 {
+	w := &cl.Rows[i]
 	var act float64
-	for k, j := range w.idx {
-		act += float64(w.val[k]) * xs[j]
+	for k, j := range w.Idx {
+		act += float64(w.Val[k]) * xs[j]
 	}
-	switch w.op {
+	switch w.Op {
 	case encode.LE:
-		return float64(w.rhs) - act
+		return float64(w.Rhs) - act
 	case encode.GE:
-		return act - float64(w.rhs)
+		return act - float64(w.Rhs)
 	}
 	return 0
 }
@@ -284,12 +284,21 @@ const (
 // (startPB, withLP). Variables so that tests can send small models
 // either way.
 var (
-	sparseMaxRows     = 25000
+	SparseMaxRows     = 25000
 	sparseMaxNonzeros = 250000
 )
 
-// fitsSparse says whether a presolved model is small enough for the
+// FitsSparse says whether a presolved model is small enough for the
 // sparse LP.
-func fitsSparse(r *relaxation) bool {
-	return len(r.rows) <= sparseMaxRows && r.nonzeros() <= sparseMaxNonzeros
+func FitsSparse(r *Relaxation) bool {
+	return len(r.Rows) <= SparseMaxRows && r.Nonzeros() <= sparseMaxNonzeros
+}
+
+// Tracef writes one line of a solve's trace; nil writes nothing.
+type Tracef func(format string, args ...any)
+
+func (cl *CutLoop) tracef(format string, args ...any) {
+	if cl.trace != nil {
+		cl.trace(format, args...)
+	}
 }

@@ -1,4 +1,4 @@
-package solver
+package mip
 
 import (
 	"container/heap"
@@ -19,7 +19,7 @@ import (
 
 // prober propagates over a fixed set of <= and = rows.
 type prober struct {
-	rows []irow
+	rows []Row
 	// colRows[j] lists the rows with column j.
 	colRows [][]int32
 	lo, hi  []int64
@@ -42,7 +42,7 @@ type prober struct {
 	minAct, maxAct []int64
 }
 
-func newProber(rows []irow, lo, hi []int64) *prober {
+func newProber(rows []Row, lo, hi []int64) *prober {
 	n := len(lo)
 	p := &prober{rows: rows, colRows: make([][]int32, n), lo: append([]int64(nil), lo...), hi: append([]int64(nil), hi...),
 		queued: make([]bool, len(rows)), seen: make([]bool, len(rows)),
@@ -55,7 +55,7 @@ func newProber(rows []irow, lo, hi []int64) *prober {
 	// than the probes.
 	count := make([]int, n+1)
 	for _, w := range rows {
-		for _, j := range w.idx {
+		for _, j := range w.Idx {
 			count[j+1]++
 		}
 	}
@@ -68,8 +68,8 @@ func newProber(rows []irow, lo, hi []int64) *prober {
 		p.colVals[j] = allVals[count[j]:count[j]:count[j+1]]
 	}
 	for ri, w := range rows {
-		for k, j := range w.idx {
-			a := w.val[k]
+		for k, j := range w.Idx {
+			a := w.Val[k]
 			p.colRows[j] = append(p.colRows[j], int32(ri))
 			p.colVals[j] = append(p.colVals[j], a)
 			p.maxAbs[ri] = max(p.maxAbs[ri], a, -a)
@@ -128,9 +128,9 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 			p.visited = append(p.visited, ri)
 		}
 		w := &p.rows[ri]
-		for _, sign := range signsOf(w.op) {
+		for _, sign := range signsOf(w.Op) {
 			minact := p.activity(ri, sign, false)
-			b := sign * w.rhs
+			b := sign * w.Rhs
 			if minact > b {
 				p.queue = p.queue[:0]
 				return nil, nil, false
@@ -138,11 +138,11 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 			if minact+p.maxAbs[ri] <= b {
 				continue
 			}
-			for k, c := range w.idx {
+			for k, c := range w.Idx {
 				if p.lo[c] == p.hi[c] {
 					continue
 				}
-				a := sign * w.val[k]
+				a := sign * w.Val[k]
 				switch {
 				case a > 0 && minact+a > b:
 					p.set(int(c), 0)
@@ -159,8 +159,8 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 		// the probed box.
 		for _, ri := range p.visited {
 			w := &p.rows[ri]
-			for _, sign := range signsOf(w.op) {
-				if maxact := p.activity(ri, sign, true); maxact < sign*w.rhs {
+			for _, sign := range signsOf(w.Op) {
+				if maxact := p.activity(ri, sign, true); maxact < sign*w.Rhs {
 					strengthen(ri, sign, maxact)
 				}
 			}
@@ -226,7 +226,7 @@ func (p *prober) undo() {
 // probingCuts probes the fractional columns of xs (every free column
 // when all is set, for the fixings) and returns the cuts xs violates,
 // fixings first, then the most violated, at most max.
-func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
+func probingCuts(p *prober, xs []float64, all bool, max int) []Row {
 	pc := &probeCuts{p: p, xs: xs, seen: map[[2]int32]bool{}, max: max}
 	for j, v := range xs {
 		if p.lo[j] == p.hi[j] || !all && (v < 1e-6 || v > 1-1e-6) {
@@ -235,7 +235,7 @@ func probingCuts(p *prober, xs []float64, all bool, max int) []irow {
 		pc.column(j, v)
 	}
 	sort.Slice(pc.cs, func(a, b int) bool { return pc.cs[a].before(pc.cs[b]) })
-	var out []irow
+	var out []Row
 	for k := range pc.cs {
 		c := &pc.cs[k]
 		if c.lifted {
@@ -290,7 +290,7 @@ func (c *probedCut) before(b probedCut) bool {
 // A lifted row is written out only if it is among the cuts kept: a
 // round on 256x1000 finds far more violated ones than it keeps.
 type probedCut struct {
-	w      irow
+	w      Row
 	vio    float64
 	seq    int
 	lifted bool
@@ -306,7 +306,7 @@ type liftOf struct {
 	maxact    int64
 }
 
-func (pc *probeCuts) cut(w irow, vio float64) {
+func (pc *probeCuts) cut(w Row, vio float64) {
 	pc.keep(probedCut{w: w, vio: vio})
 }
 
@@ -325,7 +325,7 @@ func (pc *probeCuts) keep(c probedCut) {
 }
 
 // pairCut adds an implication cut between j and k, once per pair.
-func (pc *probeCuts) pairCut(j, k int32, w irow, vio float64) {
+func (pc *probeCuts) pairCut(j, k int32, w Row, vio float64) {
 	key := [2]int32{min(j, k), max32(j, k)}
 	if vio > 1e-6 && !pc.seen[key] {
 		pc.seen[key] = true
@@ -336,7 +336,7 @@ func (pc *probeCuts) pairCut(j, k int32, w irow, vio float64) {
 // fixTo fixes x_k = val for good and adds it as a row.
 func (pc *probeCuts) fixTo(k int, val int64) {
 	pc.p.fix(k, val)
-	w := irow{idx: []int{k}, val: []int64{1}, op: encode.EQ, rhs: val}
+	w := Row{Idx: []int{k}, Val: []int64{1}, Op: encode.EQ, Rhs: val}
 	pc.cut(w, 1)
 }
 
@@ -402,15 +402,15 @@ func (pc *probeCuts) liftRow(j int, v float64, set int64, ri int32, sign int64, 
 }
 
 // liftedRow writes out the lifted row l.
-func (pc *probeCuts) liftedRow(l liftOf) irow {
-	var lc irow
+func (pc *probeCuts) liftedRow(l liftOf) Row {
+	var lc Row
 	coefJ, rhs, _ := pc.lifted(l, func(c int, a int64) {
-		lc.idx = append(lc.idx, c)
-		lc.val = append(lc.val, a)
+		lc.Idx = append(lc.Idx, c)
+		lc.Val = append(lc.Val, a)
 	})
-	lc.op, lc.rhs = encode.LE, rhs
-	lc.idx = append(lc.idx, l.j)
-	lc.val = append(lc.val, coefJ)
+	lc.Op, lc.Rhs = encode.LE, rhs
+	lc.Idx = append(lc.Idx, l.j)
+	lc.Val = append(lc.Val, coefJ)
 	return sortRow(lc)
 }
 
@@ -419,14 +419,14 @@ func (pc *probeCuts) liftedRow(l liftOf) irow {
 // right-hand side and the gap b − maxact.
 func (pc *probeCuts) lifted(l liftOf, each func(c int, a int64)) (coefJ, rhs, gap int64) {
 	w := &pc.p.rows[l.ri]
-	b := l.sign * w.rhs
+	b := l.sign * w.Rhs
 	gap, rhs = b-l.maxact, b
-	for k, c := range w.idx {
+	for k, c := range w.Idx {
 		if c == l.j {
-			coefJ += l.sign * w.val[k]
+			coefJ += l.sign * w.Val[k]
 			continue
 		}
-		each(c, l.sign*w.val[k])
+		each(c, l.sign*w.Val[k])
 	}
 	if l.set == 1 {
 		coefJ += gap
@@ -446,7 +446,7 @@ func (pc *probeCuts) implications(j int, v float64, set int64, res probeResult) 
 			continue
 		}
 		xk := pc.xs[k]
-		var w irow
+		var w Row
 		var vio float64
 		switch val := res.vals[t]; {
 		case set == 1 && val == 0: // x_j + x_k <= 1
@@ -470,25 +470,25 @@ func max32(a, b int32) int32 {
 }
 
 // sortRow orders a row's columns.
-func sortRow(w irow) irow {
-	order := make([]int, len(w.idx))
+func sortRow(w Row) Row {
+	order := make([]int, len(w.Idx))
 	for k := range order {
 		order[k] = k
 	}
-	sort.Slice(order, func(a, b int) bool { return w.idx[order[a]] < w.idx[order[b]] })
-	out := irow{op: w.op, rhs: w.rhs, idx: make([]int, len(order)), val: make([]int64, len(order))}
+	sort.Slice(order, func(a, b int) bool { return w.Idx[order[a]] < w.Idx[order[b]] })
+	out := Row{Op: w.Op, Rhs: w.Rhs, Idx: make([]int, len(order)), Val: make([]int64, len(order))}
 	for k, o := range order {
-		out.idx[k], out.val[k] = w.idx[o], w.val[o]
+		out.Idx[k], out.Val[k] = w.Idx[o], w.Val[o]
 	}
 	return out
 }
 
 // pair is a·x_j + b·x_k <= rhs, its columns in order.
-func pair(j, k int, a, b, rhs int64) irow {
+func pair(j, k int, a, b, rhs int64) Row {
 	if j > k {
 		j, k, a, b = k, j, b, a
 	}
-	return irow{idx: []int{j, k}, val: []int64{a, b}, op: encode.LE, rhs: rhs}
+	return Row{Idx: []int{j, k}, Val: []int64{a, b}, Op: encode.LE, Rhs: rhs}
 }
 
 // probeBudget caps the rows one probe visits.
