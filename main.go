@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/cli"
-	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // start is taken as the package initialises, before main runs: a
@@ -15,6 +15,6 @@ var start = time.Now()
 func main() {
 	// A PB worker is this executable re-run by the solver: it serves its
 	// job and exits here, before the CLI reads anything.
-	solver.ServeIfWorker()
+	pb.ServeIfWorker()
 	os.Exit(cli.RunSince(start, os.Args, os.Stdin, os.Stdout, os.Stderr))
 }

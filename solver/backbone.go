@@ -6,6 +6,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/solver/mip"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // The earlier levels' backbone. Level 4's model holds levels 1-3 by one
@@ -54,7 +55,7 @@ func (x *exact) backboneFixings(r *mip.Relaxation, i int, until time.Time) (cols
 			}
 		}
 		calls++
-		job := pbRowsJob(r, []mip.Row{flip})
+		job := pb.RowsJob(r, []mip.Row{flip})
 		// From the incumbent, which meets every row but the flip row:
 		// the search starts next to the points it looks for.
 		job.Phase = inc

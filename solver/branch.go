@@ -5,6 +5,7 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/lp"
 	"github.com/poolsolve/poolsolve/solver/mip"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // newBranchCut starts level i's search from the cut loop of its
@@ -32,7 +33,7 @@ func (x *exact) decodeVertex(r *mip.Relaxation, xs []float64) (model.Assignment,
 	for j, v := range xs {
 		m[j] = v > 0.5
 	}
-	plan := x.sym.canonical(x.e.DecodeWith(pbVal(r, m)))
+	plan := x.sym.canonical(x.e.DecodeWith(pb.LitValues(r, m)))
 	rep := x.chk.Check(plan)
 	return plan, rep, rep.Valid
 }

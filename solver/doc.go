@@ -122,7 +122,7 @@
 // and offered to the evaluator. An exhausted tree proves the incumbent
 // ("branch-and-cut").
 //
-// pbworker.go runs gophersat, whose CDCL propagates weight constraints
+// The PB portfolio (portfolio.go, over package pb) runs gophersat, whose CDCL propagates weight constraints
 // natively, on the presolved model below the incumbent: one worker with
 // clause learning and, where a third core is free for it beside the LP
 // (pbSecondWorker), one with cutting planes. On parts too large to
@@ -135,17 +135,17 @@
 // worker is this executable re-run with POOLSOLVE_PB_WORKER=1 and killed
 // at the deadline; on Linux the kernel kills it too when poolsolve ends
 // in any other way (Pdeathsig). The executable answers as a worker only
-// when its main (or a test binary's TestMain) calls ServeIfWorker first;
+// when its main (or a test binary's TestMain) calls pb.ServeIfWorker first;
 // a program that imports this package without calling it plans without
 // PB workers, and Stats.Workers says so. One worker process is started ahead of its job
-// (pbSpares): when the parts are encoded, if one is large enough for
+// (pb.Spares): when the parts are encoded, if one is large enough for
 // workers, and at the end of each of levels 1-3; it waits for its job on
 // stdin, so its exec and runtime start overlap the solver's own work.
-// Jobs travel flat and are checked on arrival (pbwire.go). gophersat
+// Jobs travel flat and are checked on arrival (pb.ReadJob). gophersat
 // v1.4.0 keeps a weight constraint's degree in 30 bits and silently cuts
 // a larger one down, answering models that break the row (memory in
 // 10^-7 GiB on a ~100 GiB domain is past it): a job with a row whose
-// weights sum past 2^30 starts no worker (pbJob.tooWide), and gini and
+// weights sum past 2^30 starts no worker (pb.Job's width check), and gini and
 // the LP prove without one. Where the LP
 // could not be solved (rounded memory), gini's diagrams search as in
 // levels 1-3.

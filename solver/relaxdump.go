@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // Options.DumpRelax = PREFIX (the CLI's POOLSOLVE_DUMP_RELAX) writes each
@@ -15,8 +16,8 @@ import (
 // like Options.Trace.
 
 // dumpJob writes job to path as a worker reads it, whole or not at all.
-func dumpJob(job *pbJob, path string) {
+func dumpJob(job *pb.Job, path string) {
 	fleet.WriteFileAtomicWith(path, func(w io.Writer) error {
-		return gob.NewEncoder(w).Encode(job.wire())
+		return gob.NewEncoder(w).Encode(job.Wire())
 	})
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // warmKicks is how many kicks in a row that find nothing end the warm
@@ -49,7 +50,7 @@ type run struct {
 	tooBig bool
 	// spares holds a pseudo-boolean worker process started ahead of its
 	// job (nil for the greedy solver).
-	spares *pbSpares
+	spares *pb.Spares
 }
 
 func (r *run) firstPlan() {
@@ -104,8 +105,8 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	afterGreedy := func() {}
 	if !r.greedy() {
 		r.trace.f("pb workers: %s", workers())
-		r.spares = newPBSpares()
-		defer r.spares.close()
+		r.spares = pb.NewSpares()
+		defer r.spares.Close()
 		// The parts are encoded while local search improves the greedy
 		// plan, not during the greedy pass: beside it the encoding
 		// slowed it by 60% on 256x1000, and it is the whole warm start

@@ -1,408 +1,16 @@
 package solver
 
 import (
-	"bufio"
-	"encoding/gob"
-	"errors"
 	"fmt"
-	"io"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
-	"sync/atomic"
 	"time"
 
-	pbs "github.com/crillab/gophersat/solver"
-	"github.com/go-air/gini/z"
-	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/mip"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
-
-// The pseudo-boolean worker: one level of one part, as the presolved
-// linear model of relax.go, solved by gophersat, whose CDCL propagates
-// weight constraints natively instead of through a diagram (clasp's
-// approach, and why clasp and minisat+ differ by orders of magnitude on
-// these instances). It runs model-improving linear search:
-// every better model is streamed back, and when the search ends the last
-// one is optimal (or, with a cutoff, none exists below it).
-//
-// gophersat has no way to stop a search, so the worker is a child
-// process, this same executable re-run with pbWorkerEnv set, and a
-// deadline kills it. The child only reads stdin and writes stdout. The
-// executable answers as a worker only when its main calls ServeIfWorker
-// (pbentry.go); importing this package does not make it one.
-
-// pbRow is Σ W·x[Cols] Op RHS over 0-based columns.
-type pbRow struct {
-	Cols []int32
-	W    []int64
-	Op   int8 // pbLE, pbGE, pbEQ
-	RHS  int64
-}
-
-const (
-	pbLE int8 = iota
-	pbGE
-	pbEQ
-)
-
-// pbJob is what the worker solves: minimise Obj over NCols 0/1 columns.
-type pbJob struct {
-	NCols int
-	Rows  []pbRow
-	Obj   []int64 // per column
-	// CuttingPlanes learns weight constraints from conflicts instead of
-	// clauses: it finds good models far sooner on some pools and proves
-	// far later on others, so the portfolio runs both.
-	CuttingPlanes bool
-	// First stops after the first model (the canonical re-solve).
-	First bool
-	// Canon, when set, is the canonical re-solve's job (canonicalJob),
-	// run by the worker when its own search ends: its last row, the
-	// objective bound, gets RHS = the proved optimum + CanonShift (the
-	// last model's value, or the cutoff + 1 when there was none).
-	// It saves a process start when the proof is the worker's.
-	Canon      *pbJob
-	CanonShift int64
-	// Phase, when not nil, is each column's value in the incumbent:
-	// the search tries it first (newPBSolver), so that its first
-	// models keep what the incumbent does well at the later levels.
-	// The canonical re-solve has none: its first model is the plan.
-	Phase []bool
-}
-
-// pbLeanNonzeros is the job size from which a worker collects garbage
-// sooner (pbServe).
-const pbLeanNonzeros = 100_000
-
-// nonzeros counts the job's row terms.
-func (job *pbJob) nonzeros() int {
-	n := 0
-	for _, r := range job.Rows {
-		n += len(r.Cols)
-	}
-	return n
-}
-
-// pbAnswer is one streamed message: a model and its objective, or the
-// end of the search (Done), which proves the last model optimal, or,
-// with none sent, that no model exists.
-type pbAnswer struct {
-	Value int64
-	Model []bool
-	Done  bool
-	// Canonical marks the canonical job's model, sent after Done.
-	Canonical bool
-}
-
-// pbServe runs one job from r and streams answers to w. ownProcess is
-// set in a worker process, whose garbage collection it may tune.
-func pbServe(r io.Reader, w io.Writer, ownProcess bool) error {
-	var stopWarm atomic.Bool
-	warmed := make(chan struct{})
-	if ownProcess {
-		go func() {
-			warmHeap(pbWarmHeap, &stopWarm)
-			close(warmed)
-		}()
-	} else {
-		close(warmed)
-	}
-	job, err := readJob(r)
-	stopWarm.Store(true)
-	<-warmed
-	if ownProcess {
-		runtime.GC() // the warm pieces are free pages now, kept for the job
-	}
-	if err != nil {
-		return err
-	}
-	if ownProcess && job.nonzeros() >= pbLeanNonzeros {
-		// A large job's worker keeps its heap within 1.5 times what
-		// is live, not twice: 256x1000's level-4 worker peaked at
-		// 135-138 MB instead of 169 MB, its first plan no later. On small
-		// jobs the collector would run too often (24x60-tight's worker:
-		// 0.11 s -> 0.13 s).
-		debug.SetGCPercent(50)
-	}
-	bw := bufio.NewWriter(w)
-	enc := gob.NewEncoder(bw)
-	send := func(a pbAnswer) error {
-		if err := enc.Encode(a); err != nil {
-			return err
-		}
-		return bw.Flush()
-	}
-	last, got, err := pbSolve(job, send)
-	if err != nil {
-		return err
-	}
-	if job.First {
-		if !got {
-			// No model at all: a proof, which a killed worker's silence
-			// is not (firstAnswer tells them apart).
-			return send(pbAnswer{Done: true})
-		}
-		return nil
-	}
-	if err := send(pbAnswer{Done: true}); err != nil {
-		return err
-	}
-	if c := job.Canon; c != nil && len(job.Rows) > 0 {
-		// The search proved its last model optimal, or, with none,
-		// that nothing beats its cutoff: the optimum is cutoff + 1.
-		if !got {
-			last = job.Rows[len(job.Rows)-1].RHS + 1
-		}
-		c.Rows[len(c.Rows)-1].RHS = last + job.CanonShift
-		c.First = true
-		_, _, err = pbSolve(c, func(a pbAnswer) error {
-			a.Canonical = true
-			return send(a)
-		})
-	}
-	return err
-}
-
-// pbWarmHeap is the heap a worker process touches while it waits for its
-// job. A fresh process pays a page fault for each new page its heap
-// grows into, and gophersat allocates as it searches: 24x60-tight's
-// level-4 worker took 63 ms in a fresh process and 48 ms on its second
-// run in one. With 16 MB touched and freed while it waited, it took 56 ms
-// (medians of 6); 32 MB gained no more.
-const pbWarmHeap = 16 << 20
-
-// warmPiece is the size of each allocation warmHeap touches: a large
-// object, so that each is pages of its own.
-const warmPiece = 64 << 10
-
-// warmHeap allocates and touches size bytes of heap, in pieces, keeping
-// them all until it returns (freed one by one they would reuse the same
-// pages); it returns early once stop is set. The caller's next collection
-// frees the pieces, and the runtime keeps their pages for later
-// allocations instead of faulting in new ones.
-func warmHeap(size int, stop *atomic.Bool) int {
-	pieces := make([][]byte, 0, size/warmPiece)
-	for len(pieces)*warmPiece < size && !stop.Load() {
-		b := make([]byte, warmPiece)
-		for k := 0; k < len(b); k += 4096 {
-			b[k] = 1
-		}
-		pieces = append(pieces, b)
-	}
-	return len(pieces) * warmPiece
-}
-
-// gophersatMax bounds the rows gophersat reads as written: it keeps a
-// weight constraint's degree (its bound once negative weights are
-// flipped) in the low 30 bits of a uint32 that also holds two flags, so a
-// larger degree is silently cut down, and the row's models may break it.
-// Memory rows counted in 10^-7 GiB on a ~100 GiB domain pass it.
-const gophersatMax = 1 << 30
-
-// tooWide names a row of job (or of its canonical re-solve) whose weights
-// sum past gophersatMax, the most any degree of the row can then be; ""
-// when gophersat reads every row as written.
-func (job *pbJob) tooWide() string {
-	for k, r := range job.Rows {
-		var sum int64
-		for _, w := range r.W {
-			if sum += max(w, -w); sum > gophersatMax {
-				return fmt.Sprintf("row %d of the PB job has weights summing past 2^30, which gophersat cannot hold", k)
-			}
-		}
-	}
-	if job.Canon != nil {
-		return job.Canon.tooWide()
-	}
-	return ""
-}
-
-// pbSolve runs job's search, sending each better model (only the first
-// when job.First); it returns the last model's value. A job gophersat
-// would misread is an error, and nothing is searched.
-func pbSolve(job *pbJob, send func(pbAnswer) error) (last int64, got bool, err error) {
-	if why := job.tooWide(); why != "" {
-		return 0, false, errors.New(why)
-	}
-	s := newPBSolver(job)
-	toModel := func(model []bool) []bool {
-		m := make([]bool, job.NCols)
-		for c := range m {
-			m[c] = (c < len(model) && model[c]) != job.flipped(c)
-		}
-		return m
-	}
-	if job.First {
-		// The first model alone: Optimal's first answer is this same
-		// Solve's model, and a search run in-process ends here instead
-		// of going on to prove it optimal.
-		if s.Solve() != pbs.Sat {
-			return 0, false, nil
-		}
-		m := toModel(s.Model())
-		last = job.value(m)
-		return last, true, send(pbAnswer{Value: last, Model: m})
-	}
-	results := make(chan pbs.Result, 16)
-	go s.Optimal(results, nil)
-	for res := range results {
-		if res.Status != pbs.Sat {
-			continue
-		}
-		m := toModel(res.Model)
-		last, got = job.value(m), true
-		if err := send(pbAnswer{Value: last, Model: m}); err != nil {
-			return last, got, err
-		}
-	}
-	return last, got, nil
-}
-
-// newPBSolver is gophersat's solver for job's rows, minimising its
-// objective (a negative weight is gophersat's positive weight on the
-// negated column).
-func newPBSolver(job *pbJob) *pbs.Solver {
-	var cs []pbs.PBConstr
-	for _, row := range job.Rows {
-		ls := make([]int, len(row.Cols))
-		ws := make([]int, len(row.Cols))
-		for k, c := range row.Cols {
-			ls[k], ws[k] = job.lit(c), int(row.W[k])
-		}
-		switch row.Op {
-		case pbLE:
-			cs = append(cs, pbs.LtEq(ls, ws, int(row.RHS)))
-		case pbGE:
-			cs = append(cs, pbs.GtEq(ls, ws, int(row.RHS)))
-		default:
-			cs = append(cs, pbs.Eq(ls, ws, int(row.RHS))...)
-		}
-	}
-	pb := pbs.ParsePBConstrs(cs)
-	var ol []pbs.Lit
-	var ow []int
-	for c, w := range job.Obj {
-		if w == 0 {
-			continue
-		}
-		l := pbs.IntToLit(int32(job.lit(int32(c))))
-		if w < 0 {
-			l, w = l.Negation(), -w
-		}
-		ol, ow = append(ol, l), append(ow, int(w))
-	}
-	if len(ol) > 0 {
-		pb.SetCostFunc(ol, ow)
-	}
-	s := pbs.New(pb)
-	s.CuttingPlanes = job.CuttingPlanes
-	return s
-}
-
-// flipped says whether column c is gophersat's variable negated: its
-// phase is true, and gophersat decides a free variable false first
-// (then as it last was).
-func (job *pbJob) flipped(c int) bool { return c < len(job.Phase) && job.Phase[c] }
-
-// lit is column c as a gophersat literal.
-func (job *pbJob) lit(c int32) int {
-	if job.flipped(int(c)) {
-		return -int(c + 1)
-	}
-	return int(c + 1)
-}
-
-// value is the objective of model m: the left side of the cutoff row.
-func (job *pbJob) value(m []bool) int64 {
-	var v int64
-	for c, w := range job.Obj {
-		if m[c] {
-			v += w
-		}
-	}
-	return v
-}
-
-// pbVal maps a worker's model back to every variable's value: the
-// columns, the relaxation's fixed columns and the assumptions.
-func pbVal(r *mip.Relaxation, m []bool) func(z.Lit) bool {
-	return func(l z.Lit) bool {
-		v := l.Var()
-		var b bool
-		if c, ok := r.Col[v]; ok {
-			switch {
-			case r.Lo[c] == r.Hi[c]:
-				b = r.Lo[c] == 1
-			default:
-				b = c < len(m) && m[c]
-			}
-		} else if fv, ok := r.Assumed[v]; ok {
-			b = fv
-		}
-		return b == l.IsPos()
-	}
-}
-
-// pbJobFor is level i's presolved model as a worker job, with the
-// objective bounded by cutoff and the extra rows given (e.g. reduced-
-// cost fixings and knapsack, which hold for every plan <= cutoff).
-func pbJobFor(r *mip.Relaxation, cutoff int64, offset int64, extra []mip.Row) *pbJob {
-	job := pbRowsJob(r, extra)
-	for c := range r.Vars {
-		if r.Lo[c] != r.Hi[c] {
-			job.Obj[c] = r.C[c]
-		}
-	}
-	cut := pbRow{Op: pbLE, RHS: cutoff - offset}
-	for c, w := range job.Obj {
-		if w != 0 {
-			cut.Cols, cut.W = append(cut.Cols, int32(c)), append(cut.W, w)
-		}
-	}
-	job.Rows = append(job.Rows, cut)
-	return job
-}
-
-// pbRowsJob is r's rows and extra as a job with no objective: a search
-// for any point of r that meets extra.
-func pbRowsJob(r *mip.Relaxation, extra []mip.Row) *pbJob {
-	job := &pbJob{NCols: len(r.Vars), Obj: make([]int64, len(r.Vars))}
-	conv := func(w mip.Row) pbRow {
-		row := pbRow{RHS: w.Rhs}
-		switch w.Op {
-		case encode.LE:
-			row.Op = pbLE
-		case encode.GE:
-			row.Op = pbGE
-		default:
-			row.Op = pbEQ
-		}
-		for k, c := range w.Idx {
-			if r.Lo[c] == r.Hi[c] {
-				row.RHS -= w.Val[k] * r.Lo[c]
-				continue
-			}
-			row.Cols = append(row.Cols, int32(c))
-			row.W = append(row.W, w.Val[k])
-		}
-		return row
-	}
-	for _, w := range r.Rows {
-		job.Rows = append(job.Rows, conv(w))
-	}
-	for _, w := range extra {
-		job.Rows = append(job.Rows, conv(w))
-	}
-	for c := range r.Vars {
-		if r.Lo[c] == r.Hi[c] {
-			job.Rows = append(job.Rows, pbRow{Cols: []int32{int32(c)}, W: []int64{1}, Op: pbEQ, RHS: r.Lo[c]})
-		}
-	}
-	return job
-}
 
 // pbLevel is the portfolio of workers searching level 4 below the
 // incumbent while the gini search runs: one with clause learning, one
@@ -414,8 +22,8 @@ type pbLevel struct {
 	level  int // 0-based
 	sr     *strongResult
 	end    time.Time
-	out    chan pbMsg
-	runs   map[int]*pbRun
+	out    chan pb.Msg
+	runs   map[int]*pb.Run
 	jobs   map[int]*pbJobState
 	next   int
 	cdcl   int // id of the current clause-learning worker
@@ -430,7 +38,7 @@ type lastJob struct {
 	sr              *strongResult
 	cutoff          int64
 	fixed, knapsack int
-	job             *pbJob
+	job             *pb.Job
 }
 
 // pbJobState is what one worker was asked and has answered.
@@ -445,8 +53,8 @@ type pbJobState struct {
 
 // startPB starts the portfolio on level i below cutoff.
 func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *pbLevel {
-	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pbMsg, 256),
-		runs: map[int]*pbRun{}, jobs: map[int]*pbJobState{}}
+	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pb.Msg, 256),
+		runs: map[int]*pb.Run{}, jobs: map[int]*pbJobState{}}
 	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
 		var pre *mip.Relaxation
 		if sr.uncut {
@@ -518,7 +126,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 			return -1
 		}
 		*l = lastJob{sr: w.sr, cutoff: cutoff, fixed: len(fixes), knapsack: len(knap),
-			job: pbJobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))}
+			job: pb.JobFor(w.sr.rel, cutoff, w.sr.offset, w.sr.asRows(fixes, knap))}
 		if c := w.x.canon; w.level == 3 && c != nil {
 			l.job.Canon, l.job.CanonShift = c.job, w.sr.offset-c.offset
 		}
@@ -532,7 +140,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 		dumpJob(&job, fmt.Sprintf("%s-l%d-%d.gob", d, w.level+1, id))
 	}
 	w.x.run.trace.f("pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
-	run, err := startPB(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)
+	run, err := pb.Start(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)
 	if err != nil {
 		w.failed = true
 		return -1
@@ -571,14 +179,14 @@ func (w *pbLevel) stop() {
 	}
 	sort.Ints(ids)
 	for _, id := range ids {
-		w.runs[id].stop()
+		w.runs[id].Stop()
 		delete(w.runs, id)
 	}
 	// The workers' cores are free: the next level's first worker
 	// starts here, while the level is frozen and presolved. Level 4
 	// ends its part: the next part may need none.
 	if w.level < 3 {
-		w.x.run.spares.refill()
+		w.x.run.spares.Refill()
 	}
 }
 
@@ -604,7 +212,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 	}
 	i := w.level
 	for w.alive() && *lb < *ub {
-		var m pbMsg
+		var m pb.Msg
 		if block {
 			if !time.Now().Before(end) {
 				return nil
@@ -629,19 +237,19 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 				return nil
 			}
 		}
-		js := w.jobs[m.id]
-		a := m.a
-		x.run.trace.f("pb %d (cutoff %d): done=%v value=%d", m.id, js.cutoff, a.Done, a.Value+w.sr.offset)
+		js := w.jobs[m.ID]
+		a := m.Answer
+		x.run.trace.f("pb %d (cutoff %d): done=%v value=%d", m.ID, js.cutoff, a.Done, a.Value+w.sr.offset)
 		if a.Canonical {
 			continue // a late canonical model, after the level ended
 		}
 		if a.Done {
-			if run := w.runs[m.id]; run != nil {
+			if run := w.runs[m.ID]; run != nil {
 				if x.e.Exact && x.canon != nil && w.level == 3 {
-					x.awaitCanon(w, m.id)
+					x.awaitCanon(w, m.ID)
 				}
-				run.stop()
-				delete(w.runs, m.id)
+				run.Stop()
+				delete(w.runs, m.ID)
 			}
 			if !x.e.Exact {
 				continue // the rounded model's optimum proves nothing
@@ -659,7 +267,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			*ub = x.obj[i]
 			continue
 		}
-		plan := x.sym.canonical(x.e.DecodeWith(pbVal(w.sr.rel, a.Model)))
+		plan := x.sym.canonical(x.e.DecodeWith(pb.LitValues(w.sr.rel, a.Model)))
 		v := a.Value + w.sr.offset
 		before := x.obj[i]
 		if _, err := x.acceptPB(plan, i, v); err != nil {
@@ -684,18 +292,18 @@ func (x *exact) awaitCanon(w *pbLevel, id int) {
 	for {
 		select {
 		case m := <-w.out:
-			if m.id == id && m.a.Canonical {
-				x.canon.model = m.a.Model
+			if m.ID == id && m.Answer.Canonical {
+				x.canon.model = m.Answer.Model
 				return
 			}
-		case <-run.done:
+		case <-run.Done:
 			// The worker has sent all it will; its canonical model may
 			// sit in the channel behind other workers' answers.
 			for {
 				select {
 				case m := <-w.out:
-					if m.id == id && m.a.Canonical {
-						x.canon.model = m.a.Model
+					if m.ID == id && m.Answer.Canonical {
+						x.canon.model = m.Answer.Model
 						return
 					}
 				default:
@@ -753,7 +361,7 @@ func (w *pbLevel) withLP(sr *strongResult, ub int64) {
 func (w *pbLevel) stopAnsweredCuttingPlanes() {
 	for id, run := range w.runs {
 		if js := w.jobs[id]; js.cuttingPlanes && js.got {
-			run.stop()
+			run.Stop()
 			delete(w.runs, id)
 		}
 	}
@@ -766,7 +374,7 @@ func (w *pbLevel) improved(ub int64) {
 		return
 	}
 	if run := w.runs[w.cdcl]; run != nil && !w.jobs[w.cdcl].got && w.jobs[w.cdcl].cutoff > ub-1 {
-		run.stop()
+		run.Stop()
 		delete(w.runs, w.cdcl)
 		w.cdcl = w.launch(ub-1, false)
 	}
@@ -782,7 +390,7 @@ func (x *exact) canonicalPB(until time.Time) (model.Assignment, bool) {
 		return a, true // the proving worker re-solved it already
 	}
 	var (
-		job *pbJob
+		job *pb.Job
 		r   *mip.Relaxation
 	)
 	if c := x.canon; c != nil {
@@ -815,7 +423,7 @@ const canonInProcessNonzeros = 5000
 // firstModel is the first model of a First job, solved here when it is
 // small and by a worker process otherwise; false when none came before
 // until.
-func (x *exact) firstModel(job *pbJob, until time.Time) ([]bool, bool) {
+func (x *exact) firstModel(job *pb.Job, until time.Time) ([]bool, bool) {
 	m, _ := x.firstAnswer(job, until)
 	return m, m != nil
 }
@@ -823,8 +431,8 @@ func (x *exact) firstModel(job *pbJob, until time.Time) ([]bool, bool) {
 // firstAnswer is firstModel that also says when the job has no model:
 // none is true only when the search ended without one, never when time
 // or the run ran out.
-func (x *exact) firstAnswer(job *pbJob, until time.Time) (m []bool, none bool) {
-	if job.nonzeros() < canonInProcessNonzeros {
+func (x *exact) firstAnswer(job *pb.Job, until time.Time) (m []bool, none bool) {
+	if job.Nonzeros() < canonInProcessNonzeros {
 		type answer struct {
 			m   []bool
 			got bool
@@ -832,7 +440,7 @@ func (x *exact) firstAnswer(job *pbJob, until time.Time) (m []bool, none bool) {
 		done := make(chan answer, 1)
 		go func() {
 			var m []bool
-			_, got, err := pbSolve(job, func(a pbAnswer) error { m = a.Model; return nil })
+			_, got, err := pb.Search(job, func(a pb.Answer) error { m = a.Model; return nil })
 			done <- answer{m, got || err != nil}
 		}()
 		t := time.NewTimer(time.Until(until))
@@ -846,38 +454,38 @@ func (x *exact) firstAnswer(job *pbJob, until time.Time) (m []bool, none bool) {
 			return nil, false
 		}
 	}
-	out := make(chan pbMsg, 4)
-	run, err := startPB(x.run.ctx, x.run.spares, until, job, 0, out)
+	out := make(chan pb.Msg, 4)
+	run, err := pb.Start(x.run.ctx, x.run.spares, until, job, 0, out)
 	if err != nil {
 		return nil, false
 	}
-	defer run.stop()
-	var a pbMsg
+	defer run.Stop()
+	var a pb.Msg
 	select {
 	case a = <-out:
-	case <-run.done:
+	case <-run.Done:
 		select {
 		case a = <-out:
 		default:
 			return nil, false
 		}
 	}
-	if a.a.Done {
+	if a.Answer.Done {
 		return nil, true
 	}
-	return a.a.Model, false
+	return a.Answer.Model, false
 }
 
 // canonicalJob is the canonical re-solve's job: the presolved level-4
 // model with every level at the incumbent's values, the first model of
 // the cutting-planes search; its relaxation and objective offset.
-func (x *exact) canonicalJob() (*pbJob, *mip.Relaxation, int64, bool) {
+func (x *exact) canonicalJob() (*pb.Job, *mip.Relaxation, int64, bool) {
 	return x.canonicalJobOf(nil)
 }
 
 // canonicalJobOf is canonicalJob on r, level 4's presolved model when
 // the caller has it (the job only reads it), else built here.
-func (x *exact) canonicalJobOf(r *mip.Relaxation) (*pbJob, *mip.Relaxation, int64, bool) {
+func (x *exact) canonicalJobOf(r *mip.Relaxation) (*pb.Job, *mip.Relaxation, int64, bool) {
 	if r == nil {
 		var ok bool
 		if r, ok = presolvedRelaxation(x, 3, x.run.deadline); !ok {
@@ -885,13 +493,13 @@ func (x *exact) canonicalJobOf(r *mip.Relaxation) (*pbJob, *mip.Relaxation, int6
 		}
 	}
 	offset := r.Constant + x.e.Linear.Offsets[3]
-	job := pbJobFor(r, x.obj[3], offset, nil)
+	job := pb.JobFor(r, x.obj[3], offset, nil)
 	job.First, job.CuttingPlanes = true, true
 	return job, r, offset, true
 }
 
 func (x *exact) canonicalPlan(r *mip.Relaxation, m []bool) (model.Assignment, bool) {
-	a := x.sym.canonical(x.e.DecodeWith(pbVal(r, m)))
+	a := x.sym.canonical(x.e.DecodeWith(pb.LitValues(r, m)))
 	rep := x.chk.Check(a)
 	return a, rep.Valid && rep.Objective == x.obj
 }
@@ -899,7 +507,7 @@ func (x *exact) canonicalPlan(r *mip.Relaxation, m []bool) (model.Assignment, bo
 // canonAhead is a canonical job handed to the level-4 workers, and the
 // model one of them sent for it.
 type canonAhead struct {
-	job    *pbJob
+	job    *pb.Job
 	rel    *mip.Relaxation
 	offset int64
 	model  []bool
@@ -918,17 +526,10 @@ func (c *canonAhead) plan(x *exact) (model.Assignment, bool) {
 // canonical job: building it is a second presolve.
 const canonAheadMaxVars = 20000
 
-// readAnswers decodes every answer a worker wrote to r.
-func readAnswers(r io.Reader) ([]pbAnswer, error) {
-	dec := gob.NewDecoder(bufio.NewReader(r))
-	var out []pbAnswer
-	for {
-		var a pbAnswer
-		if err := dec.Decode(&a); err == io.EOF {
-			return out, nil
-		} else if err != nil {
-			return out, err
-		}
-		out = append(out, a)
+// workers says how this process's solves run their PB workers.
+func workers() Workers {
+	if pb.Served() {
+		return WorkersProcesses
 	}
+	return WorkersNone
 }

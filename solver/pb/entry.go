@@ -1,4 +1,4 @@
-package solver
+package pb
 
 import (
 	"fmt"
@@ -6,9 +6,9 @@ import (
 	"sync/atomic"
 )
 
-// pbWorkerEnv, set to "1" by the parent in a worker's environment, turns
+// WorkerEnv, set to "1" by the parent in a worker's environment, turns
 // the process into a worker when its main calls ServeIfWorker.
-const pbWorkerEnv = "POOLSOLVE_PB_WORKER"
+const WorkerEnv = "POOLSOLVE_PB_WORKER"
 
 // workersServed is set by ServeIfWorker: this executable, re-run, serves
 // as a PB worker, so a solve may start workers.
@@ -21,9 +21,9 @@ var workersServed atomic.Bool
 // that never calls it still plans, without PB workers
 // (Stats.Workers says so).
 func ServeIfWorker() {
-	if os.Getenv(pbWorkerEnv) == "1" {
+	if os.Getenv(WorkerEnv) == "1" {
 		code := 0
-		if err := pbServe(os.Stdin, os.Stdout, true); err != nil {
+		if err := Serve(os.Stdin, os.Stdout, true); err != nil {
 			fmt.Fprintln(os.Stderr, "poolsolve pb worker:", err)
 			code = 1
 		}
@@ -32,10 +32,7 @@ func ServeIfWorker() {
 	workersServed.Store(true)
 }
 
-// workers says how this process's solves run their PB workers.
-func workers() Workers {
-	if workersServed.Load() {
-		return WorkersProcesses
-	}
-	return WorkersNone
-}
+// Served reports whether ServeIfWorker ran in this process: this
+// executable, re-run, serves as a PB worker, so a solve may start
+// workers.
+func Served() bool { return workersServed.Load() }

@@ -1,4 +1,4 @@
-package solver
+package pb
 
 import (
 	"bytes"
@@ -9,13 +9,13 @@ import (
 )
 
 // sendJob writes job as startPB does and reads it back as a worker does.
-func sendJob(t *testing.T, job *pbJob) *pbJob {
+func sendJob(t *testing.T, job *Job) *Job {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(job.wire()); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(job.Wire()); err != nil {
 		t.Fatal(err)
 	}
-	got, err := readJob(&buf)
+	got, err := ReadJob(&buf)
 	if err != nil {
 		t.Fatalf("readJob: %v", err)
 	}
@@ -25,7 +25,7 @@ func sendJob(t *testing.T, job *pbJob) *pbJob {
 func TestAJobReachesItsWorkerUnchanged(t *testing.T) {
 	job := knapsackJob()
 	job.CuttingPlanes = true
-	job.Rows = append(job.Rows, pbRow{Cols: []int32{2}, W: []int64{1}, Op: pbEQ, RHS: 1}, pbRow{Op: pbGE, RHS: -3})
+	job.Rows = append(job.Rows, Row{Cols: []int32{2}, W: []int64{1}, Op: EQ, RHS: 1}, Row{Op: GE, RHS: -3})
 	canon := knapsackJob()
 	canon.First = true
 	job.Canon, job.CanonShift = canon, 7
@@ -55,16 +55,16 @@ func TestAGarbledJobIsAnErrorNotAPanic(t *testing.T) {
 		{"an unknown operator", func(w *pbWire) { w.Op[1] = 9 }, "row 1 has operator 9"},
 		{"an objective of another length", func(w *pbWire) { w.Obj = w.Obj[:3] }, "4 columns, 3 objective terms"},
 		{"phases of another length", func(w *pbWire) { w.Phase = []bool{true} }, "4 columns, 1 phases"},
-		{"a garbled canonical job", func(w *pbWire) { w.Canon = knapsackJob().wire(); w.Canon.Start[0] = 1 }, "canonical pb job: row starts from 1"},
+		{"a garbled canonical job", func(w *pbWire) { w.Canon = knapsackJob().Wire(); w.Canon.Start[0] = 1 }, "canonical pb job: row starts from 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			w := knapsackJob().wire()
+			w := knapsackJob().Wire()
 			tc.garble(w)
 			var buf bytes.Buffer
 			if err := gob.NewEncoder(&buf).Encode(w); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := readJob(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := ReadJob(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want one saying %q", err, tc.want)
 			}
 		})
@@ -75,13 +75,13 @@ func TestAGarbledJobIsAnErrorNotAPanic(t *testing.T) {
 // whose every column is in range, or an error; never a panic.
 func FuzzReadJob(f *testing.F) {
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(knapsackJob().wire()); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(knapsackJob().Wire()); err != nil {
 		f.Fatal(err)
 	}
 	f.Add(buf.Bytes())
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
-		job, err := readJob(bytes.NewReader(b))
+		job, err := ReadJob(bytes.NewReader(b))
 		if err != nil {
 			return
 		}

@@ -1,4 +1,4 @@
-package solver
+package pb
 
 import (
 	"bufio"
@@ -16,17 +16,17 @@ import (
 // The worker processes: started ahead of their jobs (pbSpares), given
 // one job each (startPB), killed at their deadline or by stop.
 
-// pbRun is a running worker.
-type pbRun struct {
+// Run is a running worker.
+type Run struct {
 	id     int
 	cancel context.CancelFunc
-	done   chan struct{} // closed when the worker and its reader ended
+	Done   chan struct{} // closed when the worker and its reader ended
 }
 
-// pbMsg is an answer of worker id.
-type pbMsg struct {
-	id int
-	a  pbAnswer
+// Msg is an answer of worker id.
+type Msg struct {
+	ID     int
+	Answer Answer
 }
 
 // errNoWorker is returned when the executable cannot be re-run, or does
@@ -52,7 +52,7 @@ func spawnPB() (*pbProc, error) {
 		return nil, fmt.Errorf("%w: %w", errNoWorker, err)
 	}
 	cmd := exec.Command(exe)
-	cmd.Env = append(cmd.Environ(), pbWorkerEnv+"=1")
+	cmd.Env = append(cmd.Environ(), WorkerEnv+"=1")
 	cmd.SysProcAttr = workerAttr()
 	cmd.Stderr = io.Discard
 	in, err := cmd.StdinPipe()
@@ -76,25 +76,25 @@ func (p *pbProc) kill() {
 	go func() { _ = p.cmd.Wait() }()
 }
 
-// pbSpares keeps one worker process started ahead of the next job, for
-// one solve; close kills it. A nil *pbSpares starts every process at
+// Spares keeps one worker process started ahead of the next job, for
+// one solve; close kills it. A nil *Spares starts every process at
 // its job.
-type pbSpares struct {
+type Spares struct {
 	mu     sync.Mutex
 	ready  chan *pbProc // holds at most one started process
 	closed bool
 }
 
-// newPBSpares starts none yet: the first is started when the parts are
+// NewSpares starts none yet: the first is started when the parts are
 // encoded (encodeAhead). Started with the solve, its exec and runtime
 // start took a core from the warm start: 24x60-tight's took 45 ms
 // instead of 25.
-func newPBSpares() *pbSpares {
-	return &pbSpares{ready: make(chan *pbProc, 1)}
+func NewSpares() *Spares {
+	return &Spares{ready: make(chan *pbProc, 1)}
 }
 
-// refill starts a spare process in the background, unless one is there.
-func (s *pbSpares) refill() {
+// Refill starts a spare process in the background, unless one is there.
+func (s *Spares) Refill() {
 	if s == nil {
 		return
 	}
@@ -127,7 +127,7 @@ func (s *pbSpares) refill() {
 // starts no new spare: one started now would take a core from the job's
 // first milliseconds (24x60-tight's proof took 152 ms with that, 142 ms
 // without). A level's end starts the next one (pbLevel.stop).
-func (s *pbSpares) take() (*pbProc, error) {
+func (s *Spares) take() (*pbProc, error) {
 	if s == nil {
 		return spawnPB()
 	}
@@ -144,8 +144,8 @@ func (s *pbSpares) take() (*pbProc, error) {
 	}
 }
 
-// close kills the spare, and any started later.
-func (s *pbSpares) close() {
+// Close kills the spare, and any started later.
+func (s *Spares) Close() {
 	if s == nil {
 		return
 	}
@@ -159,10 +159,10 @@ func (s *pbSpares) close() {
 	}
 }
 
-// startPB starts worker id on job, in a spare process when spares has
+// Start starts worker id on job, in a spare process when spares has
 // one; it is killed at deadline, when ctx ends, or by stop. Its answers
 // go to out, tagged with id, until it ends or is stopped.
-func startPB(ctx context.Context, spares *pbSpares, deadline time.Time, job *pbJob, id int, out chan<- pbMsg) (*pbRun, error) {
+func Start(ctx context.Context, spares *Spares, deadline time.Time, job *Job, id int, out chan<- Msg) (*Run, error) {
 	if why := job.tooWide(); why != "" {
 		return nil, errors.New(why) // no worker: the others prove without it
 	}
@@ -171,27 +171,27 @@ func startPB(ctx context.Context, spares *pbSpares, deadline time.Time, job *pbJ
 		return nil, err
 	}
 	cctx, cancel := context.WithDeadline(ctx, deadline)
-	pr := &pbRun{id: id, cancel: cancel, done: make(chan struct{})}
-	go func() { _ = newJobWriter(p.in)(job) }()
+	pr := &Run{id: id, cancel: cancel, Done: make(chan struct{})}
+	go func() { _ = NewJobWriter(p.in)(job) }()
 	go func() {
 		// The deadline, ctx or stop kills the process; its reader
 		// below then sees the end of its output.
 		select {
 		case <-cctx.Done():
 			_ = p.cmd.Process.Kill()
-		case <-pr.done:
+		case <-pr.Done:
 		}
 	}()
 	go func() {
-		defer close(pr.done)
+		defer close(pr.Done)
 		dec := gob.NewDecoder(bufio.NewReader(p.out))
 		for {
-			var a pbAnswer
+			var a Answer
 			if err := dec.Decode(&a); err != nil {
 				break
 			}
 			select {
-			case out <- pbMsg{id, a}:
+			case out <- Msg{id, a}:
 			case <-cctx.Done():
 			}
 			// After Done comes the canonical model, when the job has one.
@@ -205,8 +205,8 @@ func startPB(ctx context.Context, spares *pbSpares, deadline time.Time, job *pbJ
 	return pr, nil
 }
 
-// stop kills the worker and waits for it.
-func (pr *pbRun) stop() {
+// Stop kills the worker and waits for it.
+func (pr *Run) Stop() {
 	pr.cancel()
-	<-pr.done
+	<-pr.Done
 }

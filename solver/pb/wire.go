@@ -1,4 +1,4 @@
-package solver
+package pb
 
 import (
 	"bufio"
@@ -25,9 +25,9 @@ type pbWire struct {
 	Phase      []bool
 }
 
-// wire flattens job.
-func (job *pbJob) wire() *pbWire {
-	n := job.nonzeros()
+// Wire flattens job.
+func (job *Job) Wire() *pbWire {
+	n := job.Nonzeros()
 	w := &pbWire{NCols: job.NCols, Obj: job.Obj, Cuts: job.CuttingPlanes, First: job.First, CanonShift: job.CanonShift, Phase: job.Phase,
 		Start: make([]int32, 0, len(job.Rows)+1), Cols: make([]int32, 0, n), W: make([]int64, 0, n),
 		Op: make([]int8, 0, len(job.Rows)), RHS: make([]int64, 0, len(job.Rows))}
@@ -38,14 +38,14 @@ func (job *pbJob) wire() *pbWire {
 	}
 	w.Start = append(w.Start, int32(len(w.Cols)))
 	if job.Canon != nil {
-		w.Canon = job.Canon.wire()
+		w.Canon = job.Canon.Wire()
 	}
 	return w
 }
 
 // job rebuilds the job, checking every index: a worker must fail on a
 // garbled job, never panic.
-func (w *pbWire) job() (*pbJob, error) {
+func (w *pbWire) job() (*Job, error) {
 	m := len(w.Op)
 	switch {
 	case w.NCols < 0 || len(w.Obj) != w.NCols:
@@ -58,13 +58,13 @@ func (w *pbWire) job() (*pbJob, error) {
 	case w.Start[0] != 0 || int(w.Start[m]) != len(w.Cols):
 		return nil, fmt.Errorf("pb job: row starts from %d to %d over %d terms", w.Start[0], w.Start[m], len(w.Cols))
 	}
-	job := &pbJob{NCols: w.NCols, Obj: w.Obj, Rows: make([]pbRow, m), CuttingPlanes: w.Cuts, First: w.First, CanonShift: w.CanonShift, Phase: w.Phase}
+	job := &Job{NCols: w.NCols, Obj: w.Obj, Rows: make([]Row, m), CuttingPlanes: w.Cuts, First: w.First, CanonShift: w.CanonShift, Phase: w.Phase}
 	for k := range job.Rows {
 		a, b := w.Start[k], w.Start[k+1]
 		if a > b || int(b) > len(w.Cols) {
 			return nil, fmt.Errorf("pb job: row %d starts at %d and ends at %d of %d terms", k, a, b, len(w.Cols))
 		}
-		if op := w.Op[k]; op != pbLE && op != pbGE && op != pbEQ {
+		if op := w.Op[k]; op != LE && op != GE && op != EQ {
 			return nil, fmt.Errorf("pb job: row %d has operator %d", k, op)
 		}
 		for _, c := range w.Cols[a:b] {
@@ -72,7 +72,7 @@ func (w *pbWire) job() (*pbJob, error) {
 				return nil, fmt.Errorf("pb job: row %d names column %d of %d", k, c, w.NCols)
 			}
 		}
-		job.Rows[k] = pbRow{Cols: w.Cols[a:b:b], W: w.W[a:b:b], Op: w.Op[k], RHS: w.RHS[k]}
+		job.Rows[k] = Row{Cols: w.Cols[a:b:b], W: w.W[a:b:b], Op: w.Op[k], RHS: w.RHS[k]}
 	}
 	if w.Canon != nil {
 		c, err := w.Canon.job()
@@ -84,8 +84,8 @@ func (w *pbWire) job() (*pbJob, error) {
 	return job, nil
 }
 
-// readJob reads one job, as a worker does from its stdin.
-func readJob(r io.Reader) (*pbJob, error) {
+// ReadJob reads one job, as a worker does from its stdin.
+func ReadJob(r io.Reader) (*Job, error) {
 	var w pbWire
 	if err := gob.NewDecoder(bufio.NewReader(r)).Decode(&w); err != nil {
 		return nil, err
@@ -93,12 +93,12 @@ func readJob(r io.Reader) (*pbJob, error) {
 	return w.job()
 }
 
-// newJobWriter returns a function that sends a job to w and closes it,
+// NewJobWriter returns a function that sends a job to w and closes it,
 // as startPB does to a worker's stdin.
-func newJobWriter(w io.WriteCloser) func(*pbJob) error {
-	return func(job *pbJob) error {
+func NewJobWriter(w io.WriteCloser) func(*Job) error {
+	return func(job *Job) error {
 		bw := bufio.NewWriter(w)
-		if err := gob.NewEncoder(bw).Encode(job.wire()); err != nil {
+		if err := gob.NewEncoder(bw).Encode(job.Wire()); err != nil {
 			return err
 		}
 		if err := bw.Flush(); err != nil {

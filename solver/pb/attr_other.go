@@ -1,6 +1,6 @@
 //go:build !linux
 
-package solver
+package pb
 
 import "syscall"
 
