@@ -10,6 +10,20 @@
 // objective differs from the encoding's own, is a bug and an error
 // (ErrMismatch), never a result.
 //
+// # Rooms
+//
+// The driver is this package: the level search of each part (exact.go,
+// linear.go), the PB portfolio (portfolio.go), symmetry, what-if
+// re-plans and explanations, and the time budget (budget.go: one table
+// of each technique's share of the time left, with its reason). The
+// math it asks for bounds lives below it: package mip (relaxation,
+// presolve, cuts, weak-duality and Lagrangian bounds, branch and cut),
+// package lp (the sparse dual simplex), package pb (the pseudo-boolean
+// worker and its processes), package localsearch (greedy and local
+// search). A new bounding technique has its math in mip (or a room of
+// its own beside it), its step in the level search with its share in
+// budget.go, and its name in BoundSource.
+//
 // # Pipeline
 //
 //  1. Warm start: package localsearch's Greedy and Improve (10 stale

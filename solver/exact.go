@@ -371,7 +371,7 @@ func (l *levelRun) lpFirst() error {
 	var pre *mip.Relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
-			x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
+			x.fixBackbone(&r, i, until(end, shareBackbone))
 			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
@@ -427,16 +427,16 @@ func (l *levelRun) lpFirst() error {
 	// The workers have both cores: give them the first part of the level
 	// before gini builds its own diagrams.
 	if l.pw.alive() && l.gini {
-		if err := l.poll(time.Now().Add(time.Until(end)*2/5), true); err != nil {
+		if err := l.poll(until(end, shareWorkersFirst), true); err != nil {
 			return err
 		}
 	}
 	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := x.fixedSearch(time.Now().Add(time.Until(end)/3), l.sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.fixedSearch(until(end, shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 	}
-	l.giniEnd = time.Now().Add(time.Until(end) / 2)
+	l.giniEnd = until(end, shareGini)
 	return nil
 }
 
@@ -450,7 +450,7 @@ func (l *levelRun) branchAndCut() error {
 		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
-	proved, err := bc.Run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
+	proved, err := bc.Run(until(l.end, shareBranchAndCut), &l.ub)
 	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
@@ -654,12 +654,12 @@ func (l *levelRun) finish() error {
 		// Where gini searched, the workers get two thirds of what is left
 		// first; where it could not, local search starts at once.
 		if l.gini {
-			if err := l.poll(end.Add(-time.Until(end)/3), true); err != nil {
+			if err := l.poll(until(end, shareWorkersLast), true); err != nil {
 				return err
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, end.Add(-time.Until(end)/8), false, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.polish(l.pw, until(end, sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -761,7 +761,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		x.fixGen++
 		// Building may use a third of the time left, no more.
 		saved := x.e.Deadline
-		x.e.Deadline = time.Now().Add(time.Until(end) / 3)
+		x.e.Deadline = until(end, shareFixingBuild)
 		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
 		var kl []z.Lit
 		if ok && len(knap) > 0 {

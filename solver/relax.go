@@ -190,8 +190,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
 	}
-	budget := min(time.Until(end)*3/4, strongMaxTime)
-	deadline := time.Now().Add(budget)
+	deadline := until(end, shareStrongLP)
 	var r *mip.Relaxation
 	if pre != nil {
 		r = pre.Clone()
@@ -242,7 +241,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	// from other rows in each run and took 23,000-32,000 iterations to
 	// its root and 3-8 s to its first round; without them the LP takes
 	// the same path in every run.
-	deadline = time.Now().Add(time.Until(end) * 7 / 8)
+	deadline = until(end, shareSparseLP)
 	triedLP := false
 	if time.Until(deadline) >= lgSkipLeft {
 		// Time enough for the LP: its duals bound the level wherever it
@@ -253,7 +252,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		}
 		triedLP = true // it failed early: the ascent's bound, then
 	}
-	lgEnd := time.Now().Add(min(time.Until(deadline)/4, lgMaxTime))
+	lgEnd := until(deadline, shareLagrangian)
 	lg := mip.NewLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
 	res, ok := lg.Ascend(float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)

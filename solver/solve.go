@@ -364,8 +364,7 @@ func (s *partSearch) searchParts() error {
 			continue
 		}
 		s.r.cur = pi
-		left := time.Until(s.r.deadline)
-		share := time.Duration(float64(left) * float64(s.parts[pi].size) / float64(max(1, sizeLeft)))
+		share := partOf(s.r.deadline, s.parts[pi].size, sizeLeft)
 		sizeLeft -= s.parts[pi].size
 		if err := s.searchPart(pi, x, share); err != nil {
 			return err

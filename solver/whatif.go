@@ -540,7 +540,7 @@ func (s *replanSearch) check(sc Scenario) *model.Pool {
 func (s *replanSearch) warm(sc Scenario) error {
 	ep := s.check(sc)
 	s.ep = ep
-	warmEnd := time.Now().Add(time.Until(s.deadline) / 10)
+	warmEnd := until(s.deadline, shareScenarioWarm)
 	warm := s.repair(sc, ep)
 	warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
 	return s.accept(warm, false)
@@ -766,7 +766,7 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 		}
 	}
 	if i == 3 && lb < s.enc[i] && time.Now().Before(end) && s.ctx.Err() == nil {
-		if b, ok := s.lpBound(time.Now().Add(min(time.Until(end)/2, scenarioLPMax))); ok && b > lb {
+		if b, ok := s.lpBound(until(end, shareScenarioLP)); ok && b > lb {
 			lb, src = b, BoundLP
 		}
 	}

@@ -721,8 +721,7 @@ func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Var
 		scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes, Devices: pl.Devices}}})
 	}
 	for i := range alts {
-		left := time.Until(deadline)
-		end := time.Now().Add(left / time.Duration(len(alts)-i))
+		end := time.Now().Add(partOf(deadline, 1, len(alts)-i))
 		r, err := w.Replan(ctx, scs[i], end)
 		switch {
 		case errors.Is(err, ErrNoPlan):
