@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"math"
+
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/lp"
@@ -67,6 +69,43 @@ type canonRoot struct {
 	rows   []mip.Row
 	st     *lp.State
 	offset int64
+	bound  int64 // the closed loop's bound on level 4, offset included
+}
+
+// closedBound is the bound of a complete cut loop's last solve.
+func closedBound(best float64, offset int64) int64 {
+	return int64(math.Ceil(best-1e-6)) + offset
+}
+
+// closedRoot is level 4's root after a complete cut loop: the level's
+// own, the loop its proof stopped between two rounds run to its end, or
+// one built now. The loop's path is a function of the model, so the
+// root is the same however it was reached; nil when the deadline stops
+// it first or the model is too large for the sparse LP.
+func (x *exact) closedRoot() *canonRoot {
+	if x.canonRoot != nil {
+		return x.canonRoot
+	}
+	if cl := x.openLoop; cl != nil {
+		x.openLoop = nil
+		cl.Run(x.run.deadline, func() bool { return x.run.ctx.Err() != nil }, nil)
+		if !cl.Complete {
+			return nil
+		}
+		x.canonRoot = &canonRoot{r: cl.R, rows: cl.Rows, st: cl.St, offset: x.openOffset, bound: closedBound(cl.Best, x.openOffset)}
+		return x.canonRoot
+	}
+	r, ok := presolvedRelaxation(x, 3, x.run.deadline)
+	if !ok || len(r.Rows) == 0 || !mip.FitsSparse(r) {
+		return nil
+	}
+	best, _, _, cl, _, _ := mip.SparseRounds(r, x.run.deadline, nil, x.tracer().f, nil)
+	if cl == nil || !cl.Complete {
+		return nil
+	}
+	offset := r.Constant + x.e.Linear.Offsets[3]
+	x.canonRoot = &canonRoot{r: r, rows: cl.Rows, st: cl.St, offset: offset, bound: closedBound(best, offset)}
+	return x.canonRoot
 }
 
 // canonicalBC is canonicalize's re-solve by branch and cut: from the
@@ -75,25 +114,9 @@ type canonRoot struct {
 // above the optimum. False when it does not finish in time or when the
 // level-4 model is too large for the sparse LP.
 func (x *exact) canonicalBC() bool {
-	root := x.canonRoot
-	if cl := x.openLoop; root == nil && cl != nil {
-		x.openLoop = nil
-		cl.Run(x.run.deadline, func() bool { return x.run.ctx.Err() != nil }, nil)
-		if !cl.Complete {
-			return false
-		}
-		root = &canonRoot{r: cl.R, rows: cl.Rows, st: cl.St, offset: x.openOffset}
-	}
+	root := x.closedRoot()
 	if root == nil {
-		r, ok := presolvedRelaxation(x, 3, x.run.deadline)
-		if !ok || len(r.Rows) == 0 || !mip.FitsSparse(r) {
-			return false
-		}
-		_, _, _, cl, _, _ := mip.SparseRounds(r, x.run.deadline, nil, x.tracer().f, nil)
-		if cl == nil || !cl.Complete {
-			return false
-		}
-		root = &canonRoot{r: r, rows: cl.Rows, st: cl.St, offset: r.Constant + x.e.Linear.Offsets[3]}
+		return false
 	}
 	pr := &mip.Problem{C: make([]float64, len(root.r.C))}
 	for j, c := range root.r.C {

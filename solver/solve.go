@@ -512,6 +512,14 @@ func (x *exact) canonicalize() {
 	// A level 4 proved without its LP was proved by a bound at least
 	// as weak: the LP's root is at the optimum too.
 	closeLP := !x.rootLPSet || gap(x.obj[3], x.rootLP) <= canonLPGap || x.rootNonzeros >= canonInProcessNonzeros
+	if !closeLP {
+		// A root far from the optimum may be closed by its cuts: the
+		// closed loop is a function of the model too, and branch and
+		// cut from it is then the fast re-solve.
+		if root := x.closedRoot(); root != nil && gap(x.obj[3], root.bound) <= canonLPGap {
+			closeLP = true
+		}
+	}
 	x.run.trace.f("canonical: root LP %d (known %v, %d nonzeros), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.rootNonzeros, x.obj[3], closeLP)
 	if closeLP && x.canonicalBC() {
 		return
