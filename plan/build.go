@@ -235,17 +235,6 @@ func (b *builder) alias(id string) *model.Alias {
 	return &b.p.Aliases[i]
 }
 
-// placementOf finds the candidate placement on exactly nodes (sorted).
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(x, y)
-}
-
 func serves(v *model.Variant, m *model.Model) bool {
 	return slices.Contains(v.Models, m.ID) || slices.Contains(m.Variants, v.ID)
 }

@@ -20,16 +20,21 @@ import (
 
 // bruteForcePools are random pools small enough for pooltest.BruteForce.
 func bruteForcePools(t *testing.T, want int) []*model.Pool {
+	return smallPools(t, want, 1<<14, func(seed uint64) *model.Pool { return pooltest.Random(seed, 2+int(seed%2), 3+int(seed%3)/2) })
+}
+
+// smallPools are the first want pools of gen, by seed, with at most
+// limit assignments: small enough for brute force.
+func smallPools(t *testing.T, want int, limit uint64, gen func(seed uint64) *model.Pool) []*model.Pool {
 	t.Helper()
 	var out []*model.Pool
 	for seed := uint64(1); len(out) < want && seed < 2000; seed++ {
-		p := pooltest.Random(seed, 2+int(seed%2), 3+int(seed%3)/2)
-		if pooltest.Combinations(p) <= 1<<14 {
+		if p := gen(seed); pooltest.Combinations(p) <= limit {
 			out = append(out, p)
 		}
 	}
 	if len(out) < want {
-		t.Fatalf("only %d random pools are small enough for brute force", len(out))
+		t.Fatalf("only %d seeded pools are small enough for brute force", len(out))
 	}
 	return out
 }
