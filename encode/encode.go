@@ -228,7 +228,7 @@ func (e *Encoding) lanes() {
 		for pi, pl := range v.Placements {
 			nodes := slices.Clone(pl.Nodes)
 			slices.Sort(nodes)
-			key := model.PlacementKey(nodes, slices.Sorted(slices.Values(pl.Devices)))
+			key := model.PlacementKey(nodes, pl.Devices) // Devices are sorted
 			if seen[key] {
 				e.Rejected = append(e.Rejected, Rejection{vi, pi, "duplicate of an earlier placement " + key})
 				continue
