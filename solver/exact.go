@@ -747,7 +747,7 @@ const smallVars = 400
 
 // fixedSearch looks for level-4 plans better than ub among those that
 // keep the reduced-cost fixes and knapsack (every better plan does, see
-// relax.go), with the exact diagram over the groups the fixes leave
+// mip.Relaxation), with the exact diagram over the groups the fixes leave
 // free. UNSAT proves ub; a timeout or a diagram past its cap leaves lb
 // and ub as they are.
 func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *BoundSource) error {
