@@ -299,7 +299,7 @@ func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset i
 	if i == 3 && loop != nil && x.levelsProved(3) {
 		switch {
 		case loop.Complete:
-			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.Rows), st: loop.St.Clone(), offset: offset, bound: closedBound(best, offset)}
+			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.Rows), st: loop.St.Clone(), offset: offset, bound: closedBound(best, offset), bounds: slices.Clone(loop.Bounds)}
 		case loop.Resumable && x.canonRoot == nil:
 			// Stopped by the level's proof between two rounds: the
 			// canonical re-solve finishes it instead of starting over

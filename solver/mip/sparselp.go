@@ -60,7 +60,9 @@ type CutLoop struct {
 	// multipliers and rows, rounds without a rise, whether the last
 	// solve rose, and resumable: the last solve reached the optimum and
 	// its separation is still to come (run stopped in between).
-	Solves    int
+	Solves int
+	// Bounds is each solve's bound, -Inf where it gave none.
+	Bounds    []float64
 	Best      float64
 	bestY     []float64
 	bestPr    *Problem
@@ -115,6 +117,9 @@ func NewCutLoop(r *Relaxation) (*CutLoop, bool) {
 	return cl, true
 }
 
+// SetTrace sends the loop's rounds to tr.
+func (cl *CutLoop) SetTrace(tr Tracef) { cl.trace = tr }
+
 // Problem is the float Problem of the LP's rows now, for the bound.
 func (cl *CutLoop) Problem() *Problem {
 	return &Problem{C: cl.fc, Rows: cl.fr[:len(cl.fr):len(cl.fr)]}
@@ -130,7 +135,7 @@ func SparseRounds(r *Relaxation, deadline time.Time, stop func() bool, tr Tracef
 	if !ok {
 		return math.Inf(-1), nil, nil, nil, 0, 0
 	}
-	cl.trace = tr
+	cl.SetTrace(tr)
 	cl.Run(deadline, stop, onBound)
 	return cl.Best, cl.bestY, cl.bestPr, cl, cl.Solves, cl.cuts
 }
@@ -148,6 +153,11 @@ func (cl *CutLoop) Run(deadline time.Time, stop func() bool, onBound func(float6
 			y := cl.St.Duals()
 			pr := cl.Problem()
 			b, ok := WeakBound(pr, y)
+			if ok {
+				cl.Bounds = append(cl.Bounds, b)
+			} else {
+				cl.Bounds = append(cl.Bounds, math.Inf(-1))
+			}
 			cl.tracef("LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.Solves-1, status, cl.St.Iterations(), b, cl.St.Rows())
 			cl.improved = ok && b > cl.Best+sparseStall
 			if ok && b > cl.Best {
