@@ -270,3 +270,27 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 		t.Errorf("only %d models proved", proved)
 	}
 }
+
+// A probe that finds its setting impossible stops with rows still
+// queued; the next probe must still propagate over them.
+func TestProbeAfterARefutedProbeStillPropagates(t *testing.T) {
+	rows := []Row{
+		{Idx: []int{0}, Val: []int64{1}, Op: encode.LE, Rhs: 0},             // x0 can never be 1
+		{Idx: []int{0, 1, 2}, Val: []int64{1, 1, 1}, Op: encode.LE, Rhs: 1}, // at most one of x0, x1, x2
+	}
+	p := newProber(rows, []int64{0, 0, 0}, []int64{1, 1, 1})
+	if _, _, ok := p.probe(0, 1, probeBudget, nil, nil, nil); ok {
+		t.Fatal("x0 = 1 was not refuted")
+	}
+	cols, vals, ok := p.probe(1, 1, probeBudget, nil, nil, nil)
+	if !ok {
+		t.Fatal("x1 = 1 was refuted")
+	}
+	found := false
+	for k, c := range cols {
+		found = found || c == 2 && vals[k] == 0
+	}
+	if !found {
+		t.Errorf("x1 = 1 fixed %v to %v, want x2 = 0 among them", cols, vals)
+	}
+}

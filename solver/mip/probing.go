@@ -107,21 +107,21 @@ func (p *prober) move(j int, lo, hi int64) {
 // probe sets column j to v and propagates; it returns the columns fixed
 // (j excluded) with their values, and false when a row cannot hold.
 // The box is restored before it returns.
-func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sign int64, maxact int64)) ([]int32, []int64, bool) {
+// cols and vals are buffers the answer is appended to.
+func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sign int64, maxact int64), cols []int32, vals []int64) ([]int32, []int64, bool) {
 	defer p.undo()
 	for _, ri := range p.visited {
 		p.seen[ri] = false
 	}
 	p.visited = p.visited[:0]
 	p.set(j, v)
-	var cols []int32
-	var vals []int64
-	for len(p.queue) > 0 {
+	cols, vals = cols[:0], vals[:0]
+	for head := 0; head < len(p.queue); {
 		if budget--; budget < 0 {
 			break // a long cascade: what was found so far holds
 		}
-		ri := p.queue[0]
-		p.queue = p.queue[1:]
+		ri := p.queue[head]
+		head++
 		p.queued[ri] = false
 		if !p.seen[ri] {
 			p.seen[ri] = true
@@ -132,8 +132,7 @@ func (p *prober) probe(j int, v int64, budget int, strengthen func(ri int32, sig
 			minact := p.activity(ri, sign, false)
 			b := sign * w.Rhs
 			if minact > b {
-				p.queue = p.queue[:0]
-				return nil, nil, false
+				return cols, vals, false
 			}
 			if minact+p.maxAbs[ri] <= b {
 				continue
@@ -184,14 +183,22 @@ func (p *prober) activity(ri int32, sign int64, most bool) int64 {
 	return -p.maxAct[ri]
 }
 
+// The signs a row is read with, shared: signsOf runs at every row a
+// probe visits.
+var (
+	signsEQ = []int64{1, -1}
+	signsGE = []int64{-1}
+	signsLE = []int64{1}
+)
+
 func signsOf(op encode.Op) []int64 {
 	switch op {
 	case encode.EQ:
-		return []int64{1, -1}
+		return signsEQ
 	case encode.GE:
-		return []int64{-1}
+		return signsGE
 	}
-	return []int64{1}
+	return signsLE
 }
 
 func (p *prober) set(j int, v int64) {
@@ -262,6 +269,8 @@ type probeCuts struct {
 	// implied[k] is 1 + the value x_j = 1 implies for x_k, 0 for none,
 	// while column j is probed.
 	implied []int8
+	// bufs hold the two settings' answers of the column being probed.
+	bufs [2]probeResult
 }
 
 // cutHeap is a heap of cuts, the least violated (then the latest) on top.
@@ -324,12 +333,16 @@ func (pc *probeCuts) keep(c probedCut) {
 	}
 }
 
-// pairCut adds an implication cut between j and k, once per pair.
-func (pc *probeCuts) pairCut(j, k int32, w Row, vio float64) {
+// pairCut adds the implication cut a·x_j + b·x_k <= rhs when xs
+// violates it, once per pair; the row is written only then.
+func (pc *probeCuts) pairCut(j, k int32, a, b, rhs int64, vio float64) {
+	if vio <= 1e-6 {
+		return
+	}
 	key := [2]int32{min(j, k), max32(j, k)}
-	if vio > 1e-6 && !pc.seen[key] {
+	if !pc.seen[key] {
 		pc.seen[key] = true
-		pc.cut(w, vio)
+		pc.cut(pair(int(j), int(k), a, b, rhs), vio)
 	}
 }
 
@@ -356,7 +369,8 @@ func (pc *probeCuts) column(j int, v float64) {
 	for si, set := range []int64{1, 0} {
 		lift := func(ri int32, sign int64, maxact int64) { pc.liftRow(j, v, set, ri, sign, maxact) }
 		r := &res[si]
-		r.cols, r.vals, r.ok = p.probe(j, set, probeBudget, lift)
+		r.cols, r.vals, r.ok = p.probe(j, set, probeBudget, lift, pc.bufs[si].cols, pc.bufs[si].vals)
+		pc.bufs[si].cols, pc.bufs[si].vals = r.cols, r.vals
 	}
 	switch {
 	case !res[0].ok && !res[1].ok:
@@ -446,19 +460,19 @@ func (pc *probeCuts) implications(j int, v float64, set int64, res probeResult) 
 			continue
 		}
 		xk := pc.xs[k]
-		var w Row
+		var a, b, rhs int64
 		var vio float64
 		switch val := res.vals[t]; {
 		case set == 1 && val == 0: // x_j + x_k <= 1
-			w, vio = pair(j, int(k), 1, 1, 1), v+xk-1
+			a, b, rhs, vio = 1, 1, 1, v+xk-1
 		case set == 1 && val == 1: // x_j − x_k <= 0
-			w, vio = pair(j, int(k), 1, -1, 0), v-xk
+			a, b, rhs, vio = 1, -1, 0, v-xk
 		case set == 0 && val == 1: // −x_j − x_k <= −1
-			w, vio = pair(j, int(k), -1, -1, -1), 1-v-xk
+			a, b, rhs, vio = -1, -1, -1, 1-v-xk
 		default: // x_k − x_j <= 0
-			w, vio = pair(j, int(k), -1, 1, 0), xk-v
+			a, b, rhs, vio = -1, 1, 0, xk-v
 		}
-		pc.pairCut(jj, k, w, vio)
+		pc.pairCut(jj, k, a, b, rhs, vio)
 	}
 }
 
