@@ -745,8 +745,9 @@ func (x *exact) small() bool { return len(x.e.Linear.Vars) < smallVars }
 
 // smallVars: 8-node fleets of 30 variants have parts of about 720
 // variables; with the worker started after the LP their median proof
-// over three runs of five seeds fell from 14-25 ms to 13-19 ms.
-const smallVars = 1000
+// over three runs of five seeds fell from 14-25 ms to 13-19 ms. A
+// variable so that tests can send small pools to the workers.
+var smallVars = 1000
 
 // fixedSearch looks for level-4 plans better than ub among those that
 // keep the reduced-cost fixes and knapsack (every better plan does, see

@@ -23,6 +23,8 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 	if testing.Short() {
 		t.Skip("solves 8x20 pools")
 	}
+	defer func(v int) { smallVars = v }(smallVars)
+	smallVars = 400 // 8x20's parts then start their workers first
 	byPB := 0
 	for seed := uint64(1); seed <= 6; seed++ {
 		p := pooltest.Random(seed, 8, 20)
@@ -135,6 +137,8 @@ func TestTheDumpOptionWritesEachWorkersJobWhole(t *testing.T) {
 	if testing.Short() {
 		t.Skip("solves 8x20 pools")
 	}
+	defer func(v int) { smallVars = v }(smallVars)
+	smallVars = 400 // 8x20's parts then start their workers first
 	dir := t.TempDir()
 	prefix := filepath.Join(dir, "job")
 	var files []string
