@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/cli"
+	"github.com/poolsolve/poolsolve/internal/gctune"
 	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
@@ -13,6 +14,8 @@ import (
 var start = time.Now()
 
 func main() {
+	// Small heaps are collected rarely, here and in the PB workers.
+	gctune.Start()
 	// A PB worker is this executable re-run by the solver: it serves its
 	// job and exits here, before the CLI reads anything.
 	pb.ServeIfWorker()
