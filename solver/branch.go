@@ -111,6 +111,10 @@ func (x *exact) closedRoot() *canonRoot {
 		return c
 	}
 	x.canonRoot = nil
+	if c := x.canonSnap; c != nil && x.openLoop == nil && rootAt(c.bounds, c.offset, opt, false) {
+		x.canonRoot = c
+		return c
+	}
 	stop := func(cl *mip.CutLoop, offset int64) func() bool {
 		return func() bool { return x.run.ctx.Err() != nil || reachedAt(cl.Bounds, offset, opt) >= 0 }
 	}
@@ -122,6 +126,10 @@ func (x *exact) closedRoot() *canonRoot {
 		if rootAt(cl.Bounds, x.openOffset, opt, cl.Complete) {
 			x.canonRoot = &canonRoot{r: cl.R, rows: cl.Rows, st: cl.St, offset: x.openOffset, bound: closedBound(cl.Best, x.openOffset), bounds: cl.Bounds}
 			return x.canonRoot
+		}
+		if c := x.canonSnap; c != nil && rootAt(c.bounds, c.offset, opt, false) {
+			x.canonRoot = c
+			return c
 		}
 		if x.run.ctx.Err() != nil || !time.Now().Before(x.run.deadline) {
 			return nil

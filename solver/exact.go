@@ -68,6 +68,9 @@ type exact struct {
 	// canonRoot is level 4's root LP with its cuts, kept for the
 	// canonical re-solve by branch and cut.
 	canonRoot *canonRoot
+	// canonSnap is level 4's cut loop as it was at the last rise of its
+	// bound (mip.Snapshot), a candidate root for closedRoot.
+	canonSnap *canonRoot
 	// lpBound is the bound of the LP's last round, for progress reports
 	// while the cut loop runs.
 	lpBound int64

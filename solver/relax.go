@@ -295,8 +295,22 @@ func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset i
 			}
 		}
 	}
-	best, y, pr, loop, rounds, cuts := mip.SparseRounds(r, deadline, stop, x.tracer().f, onBound)
-	if i == 3 && loop != nil && x.levelsProved(3) {
+	loop, ok := mip.NewCutLoop(r)
+	if !ok {
+		return out
+	}
+	loop.SetTrace(x.tracer().f)
+	// Level 4's loop keeps a copy at each rise of its bound, for the
+	// canonical re-solve: its root is the loop at the first solve that
+	// reached the optimum, and the proof's loop may have gone past it.
+	loop.Snapshots = i == 3 && x.levelsProved(3)
+	loop.Run(deadline, stop, onBound)
+	best, y, pr, cuts := loop.Result()
+	rounds := loop.Solves
+	if loop.Snapshots && loop.Snap != nil {
+		x.canonSnap = &canonRoot{r: r, rows: loop.Snap.Rows, st: loop.Snap.St, offset: offset, bound: closedBound(loop.Snap.Best, offset), bounds: loop.Snap.Bounds}
+	}
+	if i == 3 && x.levelsProved(3) {
 		switch {
 		case loop.Complete:
 			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.Rows), st: loop.St.Clone(), offset: offset, bound: closedBound(best, offset), bounds: slices.Clone(loop.Bounds)}

@@ -5,10 +5,12 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/lp"
 )
 
 func TestInt128ArithmeticAgreesWithBigIntegers(t *testing.T) {
@@ -292,5 +294,67 @@ func TestProbeAfterARefutedProbeStillPropagates(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("x1 = 1 fixed %v to %v, want x2 = 0 among them", cols, vals)
+	}
+}
+
+// A loop with Snapshots keeps a copy at the last solve that raised the
+// bound's ceiling: its bounds are the loop's up to that solve, and
+// branch and cut from the copy finds the same optimum as from the loop.
+func TestTheSnapshotIsTheLoopAtTheLastRiseOfItsBound(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	checked := 0
+	for trial := 0; trial < 200; trial++ {
+		r := randomRelaxation(rng, 6+rng.IntN(8))
+		cl, ok := NewCutLoop(r)
+		if !ok {
+			continue
+		}
+		cl.Snapshots = true
+		cl.Run(lpFar(), nil, nil)
+		if cl.Snap == nil {
+			continue
+		}
+		last := -1
+		for k, b := range cl.Bounds {
+			if k == 0 || math.Ceil(b-1e-6) > math.Ceil(slices.Max(cl.Bounds[:k])-1e-6) {
+				last = k
+			}
+		}
+		if cl.Snap.Solve != last {
+			t.Fatalf("trial %d: snapshot at solve %d, the last rise at %d (bounds %v)", trial, cl.Snap.Solve, last, cl.Bounds)
+		}
+		if !slices.Equal(cl.Snap.Bounds, cl.Bounds[:last+1]) {
+			t.Fatalf("trial %d: snapshot bounds %v, the loop's %v", trial, cl.Snap.Bounds, cl.Bounds)
+		}
+		solve := func(st *lp.State, rows []Row) int64 {
+			pr := &Problem{C: make([]float64, len(r.C))}
+			for j, c := range r.C {
+				pr.C[j] = float64(c)
+			}
+			for _, w := range rows {
+				pr.Rows = append(pr.Rows, FloatRowOf(w))
+			}
+			b := NewBranchCut(st.Clone(), pr, 0, r.Lo, r.Hi)
+			b.Offer = func(xs []float64, ub *int64) bool {
+				var v int64
+				for j, x := range xs {
+					if x > 0.5 {
+						v += r.C[j]
+					}
+				}
+				*ub = min(*ub, v)
+				return true
+			}
+			ub := int64(math.MaxInt64)
+			b.Run(lpFar(), &ub)
+			return ub
+		}
+		if a, b := solve(cl.Snap.St, cl.Snap.Rows), solve(cl.St, cl.Rows); a != b {
+			t.Fatalf("trial %d: branch and cut from the snapshot gives %d, from the loop %d", trial, a, b)
+		}
+		checked++
+	}
+	if checked < 50 {
+		t.Errorf("only %d loops had a snapshot", checked)
 	}
 }

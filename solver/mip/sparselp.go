@@ -2,6 +2,7 @@ package mip
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"github.com/poolsolve/poolsolve/encode"
@@ -69,6 +70,20 @@ type CutLoop struct {
 	stall     int
 	improved  bool
 	Resumable bool
+	// Snapshots keeps Snap: a copy of the loop after the last solve that
+	// raised the bound's ceiling, taken before its separation.
+	Snapshots bool
+	Snap      *Snapshot
+}
+
+// Snapshot is a cut loop as it was after one solve: Solve indexes
+// Bounds, whose last entry is that solve's.
+type Snapshot struct {
+	St     *lp.State
+	Rows   []Row
+	Best   float64
+	Bounds []float64
+	Solve  int
 }
 
 // cutCaps caps a round's cuts of each family, and a Gomory cut's
@@ -152,6 +167,12 @@ func SparseRounds(r *Relaxation, deadline time.Time, stop func() bool, tr Tracef
 	return cl.Best, cl.bestY, cl.bestPr, cl, cl.Solves, cl.cuts
 }
 
+// Result is the loop's best bound with its multipliers and the rows
+// they belong to, and how many cuts it added.
+func (cl *CutLoop) Result() (best float64, y []float64, pr *Problem, cuts int) {
+	return cl.Best, cl.bestY, cl.bestPr, cl.cuts
+}
+
 // Run solves and separates until the loop is complete, the deadline or
 // stop. Stopped between a round's solve and its separation, the loop is
 // resumable: Run again goes on exactly as if it had not stopped.
@@ -173,7 +194,11 @@ func (cl *CutLoop) Run(deadline time.Time, stop func() bool, onBound func(float6
 			cl.tracef("LP round %d: %v after %d iterations, bound %.2f, %d rows", cl.Solves-1, status, cl.St.Iterations(), b, cl.St.Rows())
 			cl.improved = ok && b > cl.Best+cl.stallRise()
 			if ok && b > cl.Best {
+				rose := math.Ceil(b-1e-6) > math.Ceil(cl.Best-1e-6)
 				cl.Best, cl.bestY, cl.bestPr = b, y, pr
+				if cl.Snapshots && rose && status == lp.Optimal {
+					cl.Snap = &Snapshot{St: cl.St.Clone(), Rows: slices.Clone(cl.Rows), Best: b, Bounds: slices.Clone(cl.Bounds), Solve: cl.Solves - 1}
+				}
 			}
 			if onBound != nil && ok {
 				var xs []float64
