@@ -94,11 +94,13 @@ type use struct {
 type nodeDomain struct{ node, domain string }
 
 type builder struct {
-	p      *model.Pool
-	ix     *model.PoolIndex
-	lanes  map[string]*placed
-	served map[string]model.RouteChoice
-	use    map[nodeDomain]*use
+	p     *model.Pool
+	ix    *model.PoolIndex
+	lanes map[string]*placed
+	// laneIDs are lanes' keys in order, once laneFor has asked.
+	laneIDs []string
+	served  map[string]model.RouteChoice
+	use     map[nodeDomain]*use
 	// avail are the models a route could fall back on in the plan.
 	avail map[string]bool
 	expl  map[string][]solver.Explanation

@@ -505,7 +505,10 @@ func (b *builder) laneFor(m string) string {
 	if mm == nil || mm.External {
 		return ""
 	}
-	for _, id := range slices.Sorted(maps.Keys(b.lanes)) {
+	if b.laneIDs == nil {
+		b.laneIDs = slices.Sorted(maps.Keys(b.lanes)) // once: a plan asks for each reroute
+	}
+	for _, id := range b.laneIDs {
 		if serves(b.lanes[id].v, mm) {
 			return id
 		}

@@ -53,6 +53,9 @@ type pbJobState struct {
 
 // startPB starts the portfolio on level i below cutoff.
 func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *pbLevel {
+	if start := time.Duration(sr.rel.Nonzeros()) * pbStartPerNonzero; time.Until(end) < 2*start {
+		return nil // it would search for less time than it takes to start
+	}
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pb.Msg, 256),
 		runs: map[int]*pb.Run{}, jobs: map[int]*pbJobState{}}
 	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
@@ -83,6 +86,11 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 	}
 	return w
 }
+
+// pbStartPerNonzero is what handing a worker its job costs per nonzero
+// of the model: 1024x4000's level 4 (5.6 million nonzeros) took 1.5 s
+// from the presolved model to a running worker.
+const pbStartPerNonzero = 270 * time.Nanosecond
 
 // pbOneWorkerRows is the size of a presolved level-4 model (in rows) from
 // which the LP gets a core of its own: one worker runs, not two.
