@@ -30,3 +30,27 @@ func TestRootAt(t *testing.T) {
 		})
 	}
 }
+
+func TestALevelIsHeuristicOnlyWhenNothingIsProved(t *testing.T) {
+	tests := []struct {
+		name     string
+		fromWarm bool
+		lb       int64
+		src      BoundSource
+		want     Status
+	}{
+		{"the warm plan under a proved LP bound is bounded", true, 100, BoundLP, Bounded},
+		{"the warm plan under the trivial bound is heuristic", true, 0, BoundTrivial, Heuristic},
+		{"a searched plan under the trivial bound is bounded", false, 0, BoundTrivial, Bounded},
+		{"a plan at its bound is optimal", true, 120, BoundLP, Optimal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			x := &exact{run: &run{}, fromWarm: tt.fromWarm}
+			x.settle(3, tt.lb, 120, tt.src)
+			if got := x.levels[3].Status; got != tt.want {
+				t.Errorf("status %s, want %s", got, tt.want)
+			}
+		})
+	}
+}

@@ -202,7 +202,7 @@ func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, eac
 		*ub = min(*ub, x.obj[i]) // offerVertex's plans
 		return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
 	}
-	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
+	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, nil, r.rel)
 	if pollErr == nil && each != nil {
 		pollErr = each(true)
 	}

@@ -163,29 +163,36 @@ func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []mip.Row {
 // reduced costs for fixing. It reports false when the model is too large
 // for the dense simplex or time is short.
 func strongLP(x *exact, i int, cutoff int64, end time.Time) (strongResult, bool) {
-	return relax(x, i, cutoff, end, true, nil, nil)
+	return relax(x, i, cutoff, end, true, nil, nil, nil)
 }
 
 // strongLPUnless is strongLP that gives up between rounds once stop says
 // so (the PB workers proved the level meanwhile). pre, when not nil, is
 // the level's presolved model (from presolved), which it then need not
 // build again.
-func strongLPUnless(x *exact, i int, cutoff int64, end time.Time, stop func() bool, pre *mip.Relaxation) (strongResult, bool) {
-	return relax(x, i, cutoff, end, true, stop, pre)
+//
+// stop ends the cut loop between two rounds; interrupt, when set, is
+// what may also stop an LP solve midway (nil: stop does).
+func strongLPUnless(x *exact, i int, cutoff int64, end time.Time, stop, interrupt func() bool, pre *mip.Relaxation) (strongResult, bool) {
+	return relax(x, i, cutoff, end, true, stop, interrupt, pre)
 }
 
 // presolved is level i's presolved model alone, without the LP: what
 // the PB workers start on while the LP is solved.
 func presolved(x *exact, i int, end time.Time) (strongResult, bool) {
-	return relax(x, i, 0, end, false, nil, nil)
+	return relax(x, i, 0, end, false, nil, nil, nil)
 }
 
-func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func() bool, pre *mip.Relaxation) (strongResult, bool) {
+func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, interrupt func() bool, pre *mip.Relaxation) (strongResult, bool) {
 	var out strongResult
+	if interrupt == nil {
+		interrupt = stop
+	}
 	if x.run != nil {
 		// An interrupted solve stops the LP as its deadline would.
-		until := stop
+		until, hard := stop, interrupt
 		stop = func() bool { return x.run.ctx.Err() != nil || until != nil && until() }
+		interrupt = func() bool { return x.run.ctx.Err() != nil || hard != nil && hard() }
 	}
 	if time.Until(end) < 50*time.Millisecond {
 		return out, false
@@ -218,7 +225,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 		return out, true
 	}
 	if mip.FitsSparse(r) {
-		sp := x.sparseBound(out, i, r, offset, deadline, stop)
+		sp := x.sparseBound(out, i, r, offset, deadline, stop, interrupt)
 		return sp, !sp.noLP
 	}
 	// Too large for the simplex to be sure of finishing: the sparse LP,
@@ -246,7 +253,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if time.Until(deadline) >= lgSkipLeft {
 		// Time enough for the LP: its duals bound the level wherever it
 		// stops, better than the ascent's (see lgSkipLeft).
-		sp := x.sparseBound(out, i, r, offset, deadline, stop)
+		sp := x.sparseBound(out, i, r, offset, deadline, stop, interrupt)
 		if !sp.noLP || stop != nil && stop() {
 			return sp, true
 		}
@@ -267,7 +274,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 	if triedLP || time.Until(deadline) < sparseLateMin || stop != nil && stop() || ok && out.bound >= cutoff+1 {
 		return out, true
 	}
-	if sp := x.sparseBound(out, i, r, offset, deadline, stop); !sp.noLP && (out.noLP || sp.lp > out.lp) {
+	if sp := x.sparseBound(out, i, r, offset, deadline, stop, interrupt); !sp.noLP && (out.noLP || sp.lp > out.lp) {
 		return sp, true
 	}
 	return out, true
@@ -275,7 +282,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop func(
 
 // sparseBound runs the cut loop on r and returns out with the LP's
 // bound, or out unchanged when the LP gave none.
-func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset int64, deadline time.Time, stop func() bool) strongResult {
+func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset int64, deadline time.Time, stop, interrupt func() bool) strongResult {
 	// Each round's bound is valid: the progress reports show it rise.
 	floor := out.lp
 	round := 0
@@ -304,6 +311,7 @@ func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset i
 	// canonical re-solve: its root is the loop at the first solve that
 	// reached the optimum, and the proof's loop may have gone past it.
 	loop.Snapshots = i == 3 && x.levelsProved(3)
+	loop.Interrupt = interrupt
 	loop.Run(deadline, stop, onBound)
 	best, y, pr, cuts := loop.Result()
 	rounds := loop.Solves

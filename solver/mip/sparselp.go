@@ -74,6 +74,9 @@ type CutLoop struct {
 	// raised the bound's ceiling, taken before its separation.
 	Snapshots bool
 	Snap      *Snapshot
+	// Interrupt, when set, is what stops an LP solve midway; Run's stop
+	// then ends the loop between solves only.
+	Interrupt func() bool
 }
 
 // Snapshot is a cut loop as it was after one solve: Solve indexes
@@ -178,6 +181,9 @@ func (cl *CutLoop) Result() (best float64, y []float64, pr *Problem, cuts int) {
 // resumable: Run again goes on exactly as if it had not stopped.
 func (cl *CutLoop) Run(deadline time.Time, stop func() bool, onBound func(float64, []float64)) {
 	cl.St.Stop = stop
+	if cl.Interrupt != nil {
+		cl.St.Stop = cl.Interrupt
+	}
 	defer func() { cl.St.Stop = nil }()
 	for !cl.Complete {
 		if !cl.Resumable {
