@@ -9,9 +9,9 @@ import (
 )
 
 // Branch and bound over the cut loop's LP (branch-and-cut with the cuts
-// at the root only): depth first, each node re-solved by the dual simplex
-// from the basis the last node left (a bound change keeps a basis dual
-// feasible). A node is pruned only by a bound that is valid whatever the
+// at the root only): depth first, branching on pseudo-costs, each node
+// re-solved by the dual simplex from the basis the last node left (a
+// bound change keeps a basis dual feasible). A node is pruned only by a bound that is valid whatever the
 // simplex did: the Lagrangian bound of its multipliers over the node's
 // box (boxBound), or, for a node the simplex calls infeasible, that bound
 // pushed along the dual ray. An integral vertex is decoded into a plan
@@ -36,17 +36,57 @@ type BranchCut struct {
 	// Poll runs between nodes: the PB workers' answers, the clock of
 	// the run; true ends the search.
 	Poll func(ub *int64) (bool, error)
+	ps   pseudoCosts
 }
 
 type bcFrame struct {
 	j      int
 	second int64
 	done   bool
+	// The parent's bound and x_j's fractional part, for the pseudo-costs
+	// of the two children.
+	bound float64
+	f     float64
+}
+
+// pseudoCosts are each column's mean rise of the node bound per unit of
+// change, down (x_j to 0) and up (to 1), learnt from the children solved
+// so far.
+type pseudoCosts struct {
+	sum [2][]float64
+	n   [2][]int
+	all [2]float64 // sums over every column, for the ones not tried yet
+	cnt [2]int
+}
+
+func (pc *pseudoCosts) add(j, dir int, perUnit float64) {
+	if pc.sum[dir] == nil {
+		return
+	}
+	pc.sum[dir][j] += perUnit
+	pc.n[dir][j]++
+	pc.all[dir] += perUnit
+	pc.cnt[dir]++
+}
+
+func (pc *pseudoCosts) mean(j, dir int) float64 {
+	switch {
+	case pc.n[dir][j] > 0:
+		return pc.sum[dir][j] / float64(pc.n[dir][j])
+	case pc.cnt[dir] > 0:
+		return pc.all[dir] / float64(pc.cnt[dir])
+	}
+	return 1
 }
 
 func NewBranchCut(st *lp.State, pr *Problem, offset int64, lo, hi []int64) *BranchCut {
-	return &BranchCut{st: st, pr: pr, offset: offset, rootLo: lo, rootHi: hi,
+	n := len(lo)
+	b := &BranchCut{st: st, pr: pr, offset: offset, rootLo: lo, rootHi: hi,
 		lo: slices.Clone(lo), hi: slices.Clone(hi)}
+	for dir := range 2 {
+		b.ps.sum[dir], b.ps.n[dir] = make([]float64, n), make([]int, n)
+	}
+	return b
 }
 
 // Integral reports whether every value of xs is within bcIntTol of an
@@ -98,6 +138,18 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 		}
 		y := st.Duals()
 		bound, ok := boxBound(b.pr, y, b.lo, b.hi)
+		if len(stack) > 0 && status == lp.Optimal && ok {
+			// A child of the top frame: its rise per unit of change.
+			f := &stack[len(stack)-1]
+			up := b.lo[f.j] == 1
+			if d := bound - f.bound; !math.IsInf(f.bound, 0) && d >= 0 {
+				if up && f.f < 1 {
+					b.ps.add(f.j, 1, d/(1-f.f))
+				} else if !up && f.f > 0 {
+					b.ps.add(f.j, 0, d/f.f)
+				}
+			}
+		}
 		if status == lp.Infeasible {
 			if rb, rok := b.rayBound(y, st.Ray()); rok && (!ok || rb > bound) {
 				bound, ok = rb, true
@@ -125,7 +177,11 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 			continue
 		}
 		first := int64(math.Round(v))
-		stack = append(stack, bcFrame{j: j, second: 1 - first})
+		parent := math.Inf(-1)
+		if ok {
+			parent = bound
+		}
+		stack = append(stack, bcFrame{j: j, second: 1 - first, bound: parent, f: v - math.Floor(v)})
 		b.setBounds(j, first, first)
 		descend = true
 	}
@@ -136,18 +192,27 @@ func (b *BranchCut) setBounds(j int, lo, hi int64) {
 	b.st.SetBounds(j, float64(lo), float64(hi))
 }
 
-// branchColumn picks the most fractional column, or −1 when the vertex
-// is integral.
+// branchColumn picks the column whose two children the pseudo-costs
+// say raise the bound most (the product of the two rises), or −1 when
+// the vertex is integral; before any child is solved every column costs
+// alike and the most fractional is taken. With the most fractional
+// column always, 64x250 seed 58744's level 4 (LP bound 0.015% below the
+// optimum) was not proved in 30 s; with pseudo-costs it is in 9 s, and
+// four other 64x250 seeds are proved as fast or faster (two runs each).
 func (b *BranchCut) branchColumn(xs []float64) (int, float64) {
-	best, bestF := -1, 0.0
+	best, bestS := -1, 0.0
 	for j, v := range xs {
 		if b.lo[j] == b.hi[j] {
 			continue
 		}
 		f := v - math.Floor(v)
-		f = math.Min(f, 1-f)
-		if f > bcIntTol && f > bestF {
-			best, bestF = j, f
+		if math.Min(f, 1-f) <= bcIntTol {
+			continue
+		}
+		down := max(b.ps.mean(j, 0)*f, 1e-6)
+		up := max(b.ps.mean(j, 1)*(1-f), 1e-6)
+		if s := down * up; s > bestS {
+			best, bestS = j, s
 		}
 	}
 	if best < 0 {

@@ -358,3 +358,32 @@ func TestTheSnapshotIsTheLoopAtTheLastRiseOfItsBound(t *testing.T) {
 		t.Errorf("only %d loops had a snapshot", checked)
 	}
 }
+
+func TestPseudoCostsFallBackOnWhatIsKnown(t *testing.T) {
+	var pc pseudoCosts
+	for dir := range 2 {
+		pc.sum[dir], pc.n[dir] = make([]float64, 3), make([]int, 3)
+	}
+	if got := pc.mean(0, 0); got != 1 {
+		t.Errorf("with nothing learnt a column costs %v, want 1", got)
+	}
+	pc.add(1, 0, 4)
+	pc.add(1, 0, 2)
+	pc.add(2, 0, 6)
+	tests := []struct {
+		name   string
+		j, dir int
+		want   float64
+	}{
+		{"a column tried twice costs its mean", 1, 0, 3},
+		{"a column never tried costs the mean of all tries", 0, 0, 4},
+		{"a direction never tried costs 1", 1, 1, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := pc.mean(tt.j, tt.dir); got != tt.want {
+				t.Errorf("mean(%d, %d) = %v, want %v", tt.j, tt.dir, got, tt.want)
+			}
+		})
+	}
+}
