@@ -100,7 +100,7 @@
 // Package mip presolves level i's linear model (mip.Presolve) (the encoding's mirror with
 // the assumptions true and the earlier levels at their frozen values):
 // bounds propagation of each row, Savelsbergh coefficient tightening of
-// the big-M auto rows and memory rows, and route ∧ residency rows that
+// the auto rule's rows and the memory rows, and route ∧ residency rows that
 // stop a fractional route from paying nothing. Every step keeps every
 // 0/1 point of the rows, so every valid plan's intended values stay
 // feasible.
@@ -116,7 +116,8 @@
 // left slack. Gomory cuts are computed from rounded multipliers in exact
 // 128-bit integer arithmetic, so every cut holds for every integer point
 // whatever the simplex's floating-point error. The loop ends when two
-// rounds raise the bound by less than half a unit, when no cut is found,
+// rounds raise the bound by less than half a unit or less than a
+// hundredth of the loop's rise so far, when no cut is found,
 // after 60 rounds, or at its deadline (three quarters of the level's time, 8 s at
 // most). On 64x250 it lifts level 4's bound from 89,720 (the LP) to the
 // optimum 93,870 in four rounds; CBC's root needs Gomory and knapsack
@@ -129,8 +130,10 @@
 // column whose |d_j| exceeds U − L at its cheap bound, and meets the
 // knapsack Σ_j floor(|d_j|·K / (U − L))·[x_j moved] <= K, K = 256.
 //
-// mip.BranchCut searches on from the root: depth first, each node re-solved
-// by the dual simplex from the last basis, pruned only by the weak-
+// mip.BranchCut searches on from the root: depth first, branching on the
+// column whose pseudo-costs (the mean rise of the node bound per unit of
+// change, learnt from the children solved so far) promise most, each
+// node re-solved by the dual simplex from the last basis, pruned only by the weak-
 // duality bound over the node's box (or that bound pushed along the dual
 // ray of an infeasible node); an integral vertex is decoded into a plan
 // and offered to the evaluator. An exhausted tree proves the incumbent
@@ -284,9 +287,10 @@
 // nonzeros), the first model of the canonical PB job on the presolved
 // model without cuts or reduced costs, which the worker that proved
 // level 4 often ran already; else the first plan at the optimum of a
-// depth-first branch and cut from the root once its cut loop ended by
-// its own rule (a loop the proof stopped between two rounds is
-// finished, on the path it would have taken). Each falls back on the
+// depth-first branch and cut from the root as the cut loop stood at its
+// first solve that reached the optimum, or at its own end when none did
+// (the loop the proof stopped is run on to that point; one that ran past
+// it kept a copy of itself at each rise of its bound). Each falls back on the
 // other when it finds nothing in time, and then runs may differ; so they
 // may when a level is only bounded, where the clock stopped the search
 // decides the plan. A proved level's BoundSource names the prover that

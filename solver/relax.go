@@ -311,8 +311,13 @@ func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset i
 	// canonical re-solve: its root is the loop at the first solve that
 	// reached the optimum, and the proof's loop may have gone past it.
 	loop.Snapshots = i == 3 && x.levelsProved(3)
-	loop.Interrupt = interrupt
+	if mip.FitsSparse(r) {
+		// A solve of a model this size ends soon: a proof waits for it.
+		// Past it a root solve may take seconds, and stop cuts it.
+		loop.Interrupt = interrupt
+	}
 	loop.Run(deadline, stop, onBound)
+	loop.Interrupt = nil // the level's; a canonical re-solve sets its own stop
 	best, y, pr, cuts := loop.Result()
 	rounds := loop.Solves
 	if loop.Snapshots && loop.Snap != nil {

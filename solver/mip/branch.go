@@ -11,8 +11,9 @@ import (
 // Branch and bound over the cut loop's LP (branch-and-cut with the cuts
 // at the root only): depth first, branching on pseudo-costs, each node
 // re-solved by the dual simplex from the basis the last node left (a
-// bound change keeps a basis dual feasible). A node is pruned only by a bound that is valid whatever the
-// simplex did: the Lagrangian bound of its multipliers over the node's
+// bound change keeps a basis dual feasible). A node is pruned only by a
+// bound that is valid whatever the simplex did: the Lagrangian bound of
+// its multipliers over the node's
 // box (boxBound), or, for a node the simplex calls infeasible, that bound
 // pushed along the dual ray. An integral vertex is decoded into a plan
 // and offered to the evaluator like any other. When the tree is

@@ -24,8 +24,8 @@ import (
 //     propagation of each row over the box);
 //   - coefficient tightening (Savelsbergh 1994) shrinks a coefficient
 //     that is larger than the row needs, which cuts off fractional points
-//     of the big-M rows (the auto rule) and of memory rows with lanes
-//     larger than the budget;
+//     of the auto rule's rows and of memory rows with lanes larger than
+//     the budget;
 //   - disaggregated latency rows: a route whose cost depends on the
 //     lane's residency is paid through route ∧ res[ρ] literals; the
 //     mirror's one-sided rows let a fractional route pay nothing, so

@@ -136,8 +136,8 @@ func NewCutLoop(r *Relaxation) (*CutLoop, bool) {
 }
 
 // stallRise is the least rise of the bound for a solve to count: a
-// round that lifts the bound by a hundredth of what the loop has lifted
-// it so far is a tail that buys little, and where the root is far from
+// round that lifts the bound by less than a hundredth of what the loop
+// has lifted it so far is a tail that buys little, and where the root is far from
 // the optimum such tails ran 24x60-tight's canonical loop 22 rounds
 // (0.5 s) to lift it 0.1%.
 func (cl *CutLoop) stallRise() float64 {
