@@ -21,5 +21,3 @@ require (
 	golang.org/x/text v0.23.0 // indirect
 	golang.org/x/tools v0.30.0 // indirect
 )
-
-replace github.com/go-air/gini => ./third_party/gini

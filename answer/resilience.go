@@ -27,16 +27,16 @@ const ResilienceSchema = "poolsolve.resilience/v1"
 const DefaultReplanLimit = 5 * time.Second
 
 // budgetShare is the part of the limit the work budget stands for: the
-// rest is room for a machine up to twice slower or busier than
+// rest is room for a machine slower or busier than
 // solver.WorkPerSecond assumes (a shared CI runner) before the clock has
 // to cut a search and the report may differ between runs.
-const budgetShare = 0.5
+const budgetShare = 0.7
 
 // ResilienceOptions steer Resilience.
 type ResilienceOptions struct {
 	// Scenarios to re-plan; nil means SingleLosses (N-1).
 	Scenarios []solver.Scenario
-	// Limit bounds every re-plan together. Half of it is turned into a
+	// Limit bounds every re-plan together. 70% of it is turned into a
 	// work budget (solver.WorkPerSecond, budgetShare), and each scenario
 	// searched gets an equal share of the work left when it starts, so
 	// that the report does not depend on the clock; the clock only caps

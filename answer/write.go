@@ -141,7 +141,12 @@ func summaryLine(r *Report) string {
 	if s.Skipped > 0 {
 		out += fmt.Sprintf("; %d not re-planned: --replan-limit ran out (raise it)", s.Skipped)
 	}
-	return out + "."
+	out += "."
+	// What the clock stopped depends on the machine and its load.
+	if open := s.Scenarios - s.Proved - s.Skipped; open > 0 {
+		out += fmt.Sprintf(" The %d re-planned but not proved are what the search found in its share of --replan-limit: another run, or another machine, may find another plan for them; a longer limit settles them.", open)
+	}
+	return out
 }
 
 // statusText is the scenario's status, marked "*" when the clock, not

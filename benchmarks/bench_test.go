@@ -2,10 +2,12 @@ package benchmarks
 
 import (
 	"context"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
@@ -144,4 +146,57 @@ func BenchmarkLoad(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMemoryPerPlacement measures what a plan holds, per placement:
+// the pool built from a generated fleet, then its encoding beside it in
+// the form the solver gives parts of 20,000 placements and more (memory
+// rules as linear rows only), each as the live heap after a collection.
+// Memory that grows linearly with the placements keeps these figures
+// flat across sizes. -short stops at 256 nodes.
+func BenchmarkMemoryPerPlacement(b *testing.B) {
+	for _, s := range []struct {
+		size  string
+		large bool
+	}{{"64x250", false}, {"256x1000", false}, {"512x2000", true}, {"1024x4000", true}} {
+		b.Run(s.size, func(b *testing.B) {
+			if s.large && testing.Short() {
+				b.Skip("-short")
+			}
+			in, err := SizeInstance(s.size, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				base := liveHeap()
+				p, err := in.Pool()
+				if err != nil {
+					b.Fatal(err)
+				}
+				withPool := liveHeap()
+				e, err := encode.New(p, encode.Options{LinearMemory: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				withEncoding := liveHeap()
+				n := 0
+				for _, v := range p.Variants {
+					n += len(v.Placements)
+				}
+				b.ReportMetric(float64(n), "placements")
+				b.ReportMetric(float64(withPool-base)/float64(n), "pool-B/placement")
+				b.ReportMetric(float64(withEncoding-withPool)/float64(n), "encoding-B/placement")
+				runtime.KeepAlive(p)
+				runtime.KeepAlive(e)
+			}
+		})
+	}
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }

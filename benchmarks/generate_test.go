@@ -331,8 +331,8 @@ func TestParseSize(t *testing.T) {
 		{"a tight suffix asks for tight memory", "24x60-tight", Size{24, 60, true}, ""},
 		{"a loose suffix is the default", " 3x10-loose ", Size{3, 10, false}, ""},
 		{"the largest size", "512x1000", Size{512, 1000, false}, ""},
-		{"fewer than three nodes is refused", "2x10", Size{}, "outside 3..512"},
-		{"more than a thousand variants is refused", "8x1001", Size{}, "outside 5..1000"},
+		{"fewer than three nodes is refused", "2x10", Size{}, "outside 3..1024"},
+		{"more than four thousand variants is refused", "8x4001", Size{}, "outside 5..4000"},
 		{"a missing x is refused", "24by60", Size{}, "expected NODESxVARIANTS"},
 		{"a non-number is refused", "ax10", Size{}, "is not a number"},
 	}
@@ -370,7 +370,7 @@ func TestSpecValidateNamesWhatIsWrong(t *testing.T) {
 		{"a negative share", func(s *Spec) { s.Kinds.Recipe = -0.1 }, "must lie in [0, 1]"},
 		{"shares that leave no managed runtime", func(s *Spec) { s.Kinds = Kinds{0.5, 0.3, 0.2} }, "less than 10% managed"},
 		{"a skew of one is no Zipf", func(s *Spec) { s.Skew = 1 }, "skew"},
-		{"too many nodes", func(s *Spec) { s.Nodes = 513 }, "outside 3..512"},
+		{"too many nodes", func(s *Spec) { s.Nodes = 1025 }, "outside 3..1024"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -4,12 +4,12 @@ import (
 	"os"
 	"testing"
 
-	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // TestMain lets this test binary serve as the solver's PB worker, as
 // poolsolve's main does.
 func TestMain(m *testing.M) {
-	solver.ServeIfWorker()
+	pb.ServeIfWorker()
 	os.Exit(m.Run())
 }

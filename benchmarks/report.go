@@ -113,6 +113,76 @@ func resultRows(r *Report) [][]string {
 // judgeHead and judgeRows are the per-instance verdicts (Verdict).
 var judgeHead = []string{"instance", "exact proof", "fastest external", "exact faster", "never worse than greedy", "never worse than the externals"}
 
+var seedsHead = []string{"size", "seeds", "exact proved", "worst exact faster", "on", "best", "never worse than greedy", "never worse than the externals"}
+
+// seedRows sum up each group of seeds: how many the exact solver proved,
+// the worst ratio against the fastest external proof (with its seed) and
+// the best, and on how many seeds the exact plan was never worse.
+func seedRows(r *Report) [][]string {
+	type agg struct {
+		n, proved, okGreedy, okExt int
+		worst, best                Verdict
+		worstAt                    string
+		seen                       bool
+	}
+	var order []string
+	groups := map[string]*agg{}
+	for i := range r.Results {
+		res := &r.Results[i]
+		g := res.Instance.Group
+		if g == "" {
+			continue
+		}
+		a := groups[g]
+		if a == nil {
+			a = &agg{}
+			groups[g] = a
+			order = append(order, g)
+		}
+		a.n++
+		if res.Error != "" {
+			continue
+		}
+		v := Judge(res)
+		if v.ExactProof > 0 {
+			a.proved++
+		}
+		if v.GreedyRan && v.WorseThanGreedy == "" && v.ExactFailed == "" {
+			a.okGreedy++
+		}
+		if len(v.WorseThan) == 0 && v.ExactFailed == "" {
+			a.okExt++
+		}
+		if !a.seen || speedLess(v, a.worst) {
+			a.worst, a.worstAt = v, res.Instance.Name
+		}
+		if !a.seen || speedLess(a.best, v) {
+			a.best = v
+		}
+		a.seen = true
+	}
+	var rows [][]string
+	for _, g := range order {
+		a := groups[g]
+		if a.n < 2 {
+			continue
+		}
+		rows = append(rows, []string{g, fmt.Sprint(a.n), fmt.Sprintf("%d of %d", a.proved, a.n), a.worst.speedText(), a.worstAt, a.best.speedText(),
+			fmt.Sprintf("%d of %d", a.okGreedy, a.n), fmt.Sprintf("%d of %d", a.okExt, a.n)})
+	}
+	return rows
+}
+
+// speedLess orders verdicts worst first: a failed or unproved run, then
+// by the lower end of the ratio.
+func speedLess(a, b Verdict) bool {
+	ka, kb := a.ExactFailed == "" && a.Speedup.Ok, b.ExactFailed == "" && b.Speedup.Ok
+	if ka != kb {
+		return !ka
+	}
+	return a.Speedup.Lower < b.Speedup.Lower
+}
+
 func judgeRows(r *Report) [][]string {
 	var rows [][]string
 	for i := range r.Results {
@@ -165,6 +235,12 @@ func WriteText(w io.Writer, r *Report) error {
 			return err
 		}
 	}
+	if sr := seedRows(r); len(sr) > 0 {
+		bw.WriteString("\nacross seeds: each size's worst ratio against the fastest external proof, with the seed it was on, and its best\n\n")
+		if err := writeTabs(bw, seedsHead, sr); err != nil {
+			return err
+		}
+	}
 	writeNotes(bw, r)
 	return bw.Flush()
 }
@@ -210,6 +286,10 @@ func WriteMarkdown(w io.Writer, r *Report) error {
 	if jr := judgeRows(r); len(jr) > 0 {
 		bw.WriteString("\n")
 		writeMDTable(bw, judgeHead, jr)
+	}
+	if sr := seedRows(r); len(sr) > 0 {
+		bw.WriteString("\n")
+		writeMDTable(bw, seedsHead, sr)
 	}
 	var notes []string
 	for _, res := range r.Results {
@@ -386,8 +466,10 @@ type jsonReport struct {
 }
 
 type jsonResult struct {
-	Name       string     `json:"name"`
-	Source     string     `json:"source"`
+	Name   string `json:"name"`
+	Source string `json:"source"`
+	// Group is the size the instance is one seed of (bench --seeds).
+	Group      string     `json:"group,omitempty"`
 	Spec       *Spec      `json:"spec,omitempty"`
 	Nodes      int        `json:"nodes"`
 	Variants   int        `json:"variants"`
@@ -464,7 +546,7 @@ func ms(d time.Duration) float64 { return math.Round(float64(d)/float64(time.Mic
 func WriteJSON(w io.Writer, r *Report) error {
 	out := jsonReport{Schema: "poolsolve.bench/v1", Machine: r.Machine, TimeLimitMs: ms(r.TimeLimit), Seed: r.Seed, Results: []jsonResult{}}
 	for _, res := range r.Results {
-		jr := jsonResult{Name: res.Instance.Name, Source: res.Instance.Source, Spec: res.Instance.Spec, Nodes: res.Nodes,
+		jr := jsonResult{Name: res.Instance.Name, Source: res.Instance.Source, Group: res.Instance.Group, Spec: res.Instance.Spec, Nodes: res.Nodes,
 			Variants: res.Variants, Placements: res.Placements, Error: res.Error, Runs: []jsonRun{}}
 		exact, greedy := res.Run(SolverExact), res.Run(SolverGreedy)
 		for i := range res.Runs {

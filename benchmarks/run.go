@@ -24,6 +24,9 @@ type Instance struct {
 	Source string // file it came from, or "generated"
 	Spec   *Spec  `json:",omitempty"`
 	Bundle []byte `json:"-"`
+	// Group is the instance's name under every seed, when SeedInstances
+	// made it one of several seeds of one spec; "" otherwise.
+	Group string `json:",omitempty"`
 }
 
 // Pool reads the instance the way `poolsolve plan --fleet FILE

@@ -69,8 +69,8 @@ var DefaultKinds = Kinds{Unmanaged: 0.10, Recipe: 0.12, Federated: 0.06}
 // Spec says what fleet to generate. The same Spec always gives the same
 // bytes.
 type Spec struct {
-	Nodes    int      `json:"nodes"`    // 3..512
-	Variants int      `json:"variants"` // 5..1000: lanes the planner sees, with recipes
+	Nodes    int      `json:"nodes"`    // 3..1024
+	Variants int      `json:"variants"` // 5..4000: lanes the planner sees, with recipes
 	Mix      Mix      `json:"mix"`
 	Topology Topology `json:"topology"`
 	Kinds    Kinds    `json:"kinds"`
@@ -145,11 +145,11 @@ func ParseSizes(list string) ([]Size, error) {
 }
 
 func checkRange(nodes, variants int) error {
-	if nodes < 3 || nodes > 512 {
-		return fmt.Errorf("node count %d is outside 3..512", nodes)
+	if nodes < 3 || nodes > 1024 {
+		return fmt.Errorf("node count %d is outside 3..1024", nodes)
 	}
-	if variants < 5 || variants > 1000 {
-		return fmt.Errorf("variant count %d is outside 5..1000", variants)
+	if variants < 5 || variants > 4000 {
+		return fmt.Errorf("variant count %d is outside 5..4000", variants)
 	}
 	return nil
 }

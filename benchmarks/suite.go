@@ -132,6 +132,30 @@ func bundlesIn(fsys fs.FS, dir string) ([]Instance, error) {
 
 // SizeInstances generates one instance per size, from each size's default
 // spec and the seed.
+// SeedInstances regenerates every instance that has a spec once per
+// seed, named "NAME sSEED" and grouped under NAME, so that a run measures
+// each size on fleets nobody tuned on; instances without a spec (the
+// examples) stay once.
+func SeedInstances(insts []Instance, seeds []uint64) ([]Instance, error) {
+	var out []Instance
+	for _, in := range insts {
+		if in.Spec == nil {
+			out = append(out, in)
+			continue
+		}
+		for _, s := range seeds {
+			sp := *in.Spec
+			sp.Seed = s
+			data, err := Generate(sp)
+			if err != nil {
+				return nil, fmt.Errorf("%s, seed %d: %w", in.Name, s, err)
+			}
+			out = append(out, Instance{Name: fmt.Sprintf("%s s%d", in.Name, s), Source: "generated", Spec: &sp, Bundle: data, Group: in.Name})
+		}
+	}
+	return out, nil
+}
+
 func SizeInstances(sizes []Size, seed uint64) ([]Instance, error) {
 	var out []Instance
 	for _, s := range sizes {

@@ -105,6 +105,9 @@ type builder struct {
 	// variantOf maps a runtime id to its variant id (members of a
 	// distributed group map to the group).
 	variantOf map[string]string
+	// runtimesOf inverts variantOf, each list sorted; nil until asked,
+	// and again after variantOf changes.
+	runtimesOf map[string][]string
 	// served maps a model id to the variants that serve it.
 	served map[string][]string
 	// forwarded maps a runtime id to the federated models that reach it

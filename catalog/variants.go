@@ -56,7 +56,7 @@ func (b *builder) buildVariants() {
 	}
 	for _, id := range slices.Sorted(maps.Keys(b.cfg.Runtimes)) {
 		if g, ok := members[id]; ok {
-			b.variantOf[id] = g
+			b.setVariantOf(id, g)
 			continue
 		}
 		rt := b.cfg.Runtimes[id]
@@ -398,7 +398,7 @@ func (b *builder) addVariant(v model.Variant) {
 		b.served[m] = append(b.served[m], v.ID)
 	}
 	if v.Runtime != "" {
-		b.variantOf[v.Runtime] = v.ID
+		b.setVariantOf(v.Runtime, v.ID)
 	}
 	b.pool.Variants = append(b.pool.Variants, v)
 }

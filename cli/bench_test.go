@@ -91,7 +91,7 @@ func TestBenchRefusesBadFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"a size out of range", []string{"--sizes", "2x10"}, "outside 3..512"},
+		{"a size out of range", []string{"--sizes", "2x10"}, "outside 3..1024"},
 		{"a size that is no size", []string{"--sizes", "big"}, "expected NODESxVARIANTS"},
 		{"an unknown solver", []string{"--sizes", "3x10", "--solvers", "exact,gurobi"}, `unknown solver "gurobi"`},
 		{"both a suite and sizes", []string{"--suite", ".", "--sizes", "3x10"}, "not both"},

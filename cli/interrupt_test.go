@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/benchmarks"
-	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // helperArgs, when set, makes the test binary run as poolsolve with these
@@ -24,7 +24,7 @@ import (
 const helperArgs = "POOLSOLVE_CLI_TEST_ARGS"
 
 func TestMain(m *testing.M) {
-	solver.ServeIfWorker()
+	pb.ServeIfWorker()
 	if args := os.Getenv(helperArgs); args != "" {
 		os.Exit(RunSince(time.Now(), append([]string{"poolsolve"}, strings.Split(args, "\n")...), os.Stdin, os.Stdout, os.Stderr))
 	}

@@ -146,7 +146,7 @@ func runPlan(c *cli.Context) error {
 	// plan's limit runs from process start: reading the inputs and
 	// building the pool have used part of it, and rendering the plan needs
 	// a little of what is left.
-	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit)
+	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit, cat.Pool)
 	opts.TimeLimit = max(left, time.Millisecond)
 	var fallbacks []string
 	notSearched := left <= 0
@@ -279,9 +279,19 @@ func solverDiagnostics(c *cli.Context, opts *solver.Options) {
 
 // renderReserve is the part of a time limit kept for building, rendering
 // and writing the plan after the solve, and for the solver's own last
-// checks: 256x1000 at 1 s needs about 100 ms of it (a fiftieth of the
-// limit, as before, left plan 90-100 ms late).
-func renderReserve(limit time.Duration) time.Duration { return min(limit/10, 150*time.Millisecond) }
+// checks. It grows with the pool: 256x1000 at 1 s needs about 100 ms of
+// it, and 1024x4000 (585,000 placements) 2.1 s, from the explanations to
+// the plan written; a quarter of the limit at most.
+func renderReserve(limit time.Duration, p *model.Pool) time.Duration {
+	n := 0
+	for _, v := range p.Variants {
+		n += len(v.Placements)
+	}
+	return min(max(min(limit/10, 150*time.Millisecond), time.Duration(n)*renderPerPlacement), limit/4)
+}
+
+// renderPerPlacement is the reserve's share per placement.
+const renderPerPlacement = 4 * time.Microsecond
 
 // emitProfile renders the plan as fleet profile name into buf, and says on
 // stderr what the profile cannot carry and whether the LLooM release can

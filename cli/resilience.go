@@ -29,7 +29,7 @@ counts from the base plan: of equally good re-plans the one closest to the
 base plan is taken, and a scenario lists only what it changes. --replan-limit
 bounds the re-plans together, encoding the pool included: a scenario that
 takes nothing the plan uses keeps the plan, decided without a search; the
-others are taken in a fixed order (nodes, then links). Half the limit is
+others are taken in a fixed order (nodes, then links). 70% of the limit is
 turned into a work budget (SAT propagations, local-search moves, LP
 iterations, counted the same on every machine): each scenario gets an equal
 share of the work left, and those it leaves no work for are reported as

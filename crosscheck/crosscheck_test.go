@@ -23,6 +23,7 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/plan"
 	"github.com/poolsolve/poolsolve/solver"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // instance is one pool of the suite; fleet is its bundle file, when it
@@ -75,7 +76,7 @@ func record(format string, args ...any) {
 }
 
 func TestMain(m *testing.M) {
-	solver.ServeIfWorker()
+	pb.ServeIfWorker()
 	code := m.Run()
 	if len(timings.lines) > 0 && os.Getenv("CROSSCHECK_SUMMARY") != "" {
 		sort.Strings(timings.lines)

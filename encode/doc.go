@@ -3,12 +3,9 @@
 // four objective levels as literals and weighted groups, and bound
 // encodings ("level i <= k") built on demand. It is the only package that
 // imports gini's solver: the Encoding owns it, and packages solver and
-// export reach it only through sat.go (TryUnder, TryTicks, Why, Value,
-// MaxVar). They, and benchmarks, import gini/z only, for the literal and
-// variable types the Encoding speaks. gini is the copy in third_party/gini
-// (go.mod's replace), which adds TryTicks: a budget of propagations
-// rather than of time, so that a search ends at the same point on every
-// machine.
+// export reach it only through sat.go (TryUnder, Why, Value, MaxVar).
+// They, and benchmarks, import gini/z only, for the literal and variable
+// types the Encoding speaks.
 //
 // It does not search, choose bounds or decide anything: package solver
 // drives the solver. It does not check plans either: package eval does,
@@ -63,7 +60,7 @@
 // numbers is at most B exactly when it is at most floor(B)).
 //
 // The one limit is size: a domain's draws must stay under 2^50 units, so
-// that every memory row (and the auto rule's big-M) stays below 2^53,
+// that every memory row (and the auto rule's row) stays below 2^53,
 // where int64 sums are safe and LP readers that read doubles are exact;
 // a budget past the cap is clamped to the domain's total draw. Only when
 // the figures are too fine for that does k shrink; draws are then rounded
@@ -129,7 +126,8 @@
 //
 // Linear keeps every hard constraint as a named row over the same 0/1
 // variables (clauses as Σ lits >= 1, cardinalities, memory rows in units,
-// the auto rule as a big-M row) and the four levels as weighted sums plus
+// the auto rule as one row per domain over the always draws and a ladder
+// of the largest auto draw) and the four levels as weighted sums plus
 // offsets, for the LP relaxation and for the OPB/LP/WCNF/JSON exporters.
 // Bound encodings are not mirrored. ClauseLog keeps every clause as
 // written, with its family tag and guard (gini's own Write prints its

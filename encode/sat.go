@@ -1,7 +1,12 @@
 package encode
 
 import (
+	"math"
+	"reflect"
 	"time"
+	"unsafe"
+
+	"github.com/go-air/gini"
 
 	"github.com/go-air/gini/z"
 )
@@ -21,16 +26,89 @@ func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
 	return e.sat.Try(d)
 }
 
-// TryTicks is TryUnder with a budget of ticks, each 20,000 of gini's
-// propagations, that ends the search at the same point on every machine;
-// d, when positive, caps it in time too. It returns 0 when either ran out,
-// and the ticks used: fewer than ticks when the search answered, or when
-// d stopped it first.
+// TickProps is how many of gini's propagations make one tick: gini
+// answers a pause or a stop only between ticks.
+const TickProps = 20_000
+
+// TryTicks is TryUnder with a budget of ticks (TickProps propagations
+// each) that ends the search at the same point on every machine, under
+// any load; d, when positive, caps it in time too. It returns the answer,
+// 0 when either ran out, and the ticks used: the budget when it ran out,
+// fewer when the search answered or d stopped it first. When gini's
+// control channel cannot be reached (tickBudget), the call is bounded by
+// d alone and used is -1.
+//
+// gini v1.0.4 stops a search only by the clock, and a pause or stop sent
+// from another goroutine lands at whichever tick the search has reached
+// by then, which depends on the scheduler. But at every tick the search
+// takes one message from its control channel if one is waiting: false
+// means pause (it answers true on the same channel), true means stop. So
+// the call runs the search in this goroutine with a buffered channel in
+// place of the control channel, holding budget-1 pauses and then a stop:
+// each tick takes a pause and leaves its answer behind the stop, and tick
+// budget takes the stop. No other goroutine is involved.
 func (e *Encoding) TryTicks(ticks int64, d time.Duration, assume ...[]z.Lit) (int, int64) {
+	if ticks <= 0 {
+		return 0, 0
+	}
+	if d <= 0 {
+		d = math.MaxInt64
+	}
 	for _, ms := range assume {
 		e.sat.Assume(ms...)
 	}
-	return e.sat.TryTicks(ticks, d)
+	ctl, ok := tickBudget(e.sat)
+	if !ok {
+		return e.sat.Try(d), -1
+	}
+	orig := ctl.Interface().(chan bool)
+	defer ctl.Set(reflect.ValueOf(orig))
+	budget := make(chan bool, ticks)
+	for range ticks - 1 {
+		budget <- false
+	}
+	budget <- true
+	ctl.Set(reflect.ValueOf(budget))
+	r := e.sat.Try(d)
+	// Each tick took a pause and put its answer (true) behind the stop.
+	left, n := int64(0), int64(len(budget))
+	for range n {
+		if !<-budget {
+			left++
+		}
+	}
+	used := ticks - 1 - left
+	if n < ticks {
+		used = ticks // the stop was taken
+	}
+	return r, used
+}
+
+// tickBudget is the settable control channel of g's search, reached by
+// reflection: gini exports no way to set it. ok is false when gini's
+// layout is not the one this was written for (gini v1.0.4: Gini.xo,
+// xo.S.control, xo.Ctl.cStopOrPause).
+func tickBudget(g *gini.Gini) (reflect.Value, bool) {
+	v := reflect.ValueOf(g).Elem()
+	for _, name := range []string{"xo", "control", "cStopOrPause"} {
+		if v.Kind() == reflect.Pointer {
+			if v.IsNil() {
+				return reflect.Value{}, false
+			}
+			v = v.Elem()
+		}
+		if v.Kind() != reflect.Struct {
+			return reflect.Value{}, false
+		}
+		v = v.FieldByName(name)
+		if !v.IsValid() {
+			return reflect.Value{}, false
+		}
+	}
+	if v.Type() != reflect.TypeFor[chan bool]() || !v.CanAddr() {
+		return reflect.Value{}, false
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem(), true
 }
 
 // Why appends to dst the assumptions of the last unsatisfiable TryUnder

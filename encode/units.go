@@ -98,7 +98,7 @@ func (f figure) units(scale int64, up bool) (u int64, exact, ok bool) {
 
 // maxDomainUnits caps the sum of every draw on one domain, in units. The
 // memory rows then stay below 3·2^50 < 2^53 (the resident row, the
-// auto rule's big-M and its right-hand side), so LP readers such as CBC,
+// auto rule's row with its ladder, and their right-hand sides), so LP readers such as CBC,
 // which read coefficients as doubles, see them exactly, and no sum of
 // them overflows int64.
 const maxDomainUnits = 1 << 50

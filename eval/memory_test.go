@@ -8,7 +8,7 @@ import (
 	"github.com/poolsolve/poolsolve/model"
 )
 
-// Issue 9's figures: on gb-a (memoryBudgetGb budget, 4 GiB of headroom) a
+// Seven-decimal figures, as a node's memoryBudgetGb may have: on gb-a (4 GiB of headroom) a
 // keepWarm lane of keep GiB next to a lane of fine GiB with residency res.
 func TestMemoryRuleIsExactOnDecimalFigures(t *testing.T) {
 	tests := []struct {

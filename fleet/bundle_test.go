@@ -25,6 +25,7 @@ var examples = []string{
 	"rule-unlinked-tp.json",
 	"rule-arch-mismatch.json",
 	"rule-headroom.json",
+	"gpu-packing.json",
 }
 
 func loadExample(t testing.TB, name string) *Inputs {

@@ -185,10 +185,11 @@ func DeviceRef(node, domain string) string { return node + "/" + domain }
 // On reports whether the placement is on exactly these nodes and devices
 // (in any order).
 func (p Placement) On(nodes, devices []string) bool {
-	return sameStrings(p.Nodes, nodes) && sameStrings(p.Devices, devices)
+	return SameSet(p.Nodes, nodes) && SameSet(p.Devices, devices)
 }
 
-func sameStrings(a, b []string) bool {
+// SameSet reports whether a and b hold the same strings, in any order.
+func SameSet(a, b []string) bool {
 	if len(a) != len(b) {
 		return false
 	}

@@ -94,11 +94,13 @@ type use struct {
 type nodeDomain struct{ node, domain string }
 
 type builder struct {
-	p      *model.Pool
-	ix     *model.PoolIndex
-	lanes  map[string]*placed
-	served map[string]model.RouteChoice
-	use    map[nodeDomain]*use
+	p     *model.Pool
+	ix    *model.PoolIndex
+	lanes map[string]*placed
+	// laneIDs are lanes' keys in order, once laneFor has asked.
+	laneIDs []string
+	served  map[string]model.RouteChoice
+	use     map[nodeDomain]*use
 	// avail are the models a route could fall back on in the plan.
 	avail map[string]bool
 	expl  map[string][]solver.Explanation
@@ -233,17 +235,6 @@ func (b *builder) alias(id string) *model.Alias {
 		return nil
 	}
 	return &b.p.Aliases[i]
-}
-
-// placementOf finds the candidate placement on exactly nodes (sorted).
-func sameSet(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(x, y)
 }
 
 func serves(v *model.Variant, m *model.Model) bool {

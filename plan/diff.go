@@ -47,7 +47,7 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 	// shown as unknown, never as a stop the operator must make.
 	var known []model.CurrentLane
 	for _, c := range now {
-		if model.IsLaneUnknown(c.Status) && (l == nil || !sameSet(c.Nodes, l.nodes)) {
+		if model.IsLaneUnknown(c.Status) && (l == nil || !model.SameSet(c.Nodes, l.nodes)) {
 			b.unknown = append(b.unknown, UnknownLane{Variant: v.ID, LaneKind: v.Kind, Nodes: sortedCopy(c.Nodes), Status: c.Status})
 			b.note("%s on %s: %s; the plan neither stops it nor counts on it", v.ID, key(c.Nodes), c.Status)
 			continue
@@ -58,7 +58,9 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 	act := v.Actionable()
 	kept, moved := -1, -1
 	if l != nil {
-		kept = slices.IndexFunc(now, func(c model.CurrentLane) bool { return sameSet(c.Nodes, l.nodes) && sameSet(c.Devices, l.devices) })
+		kept = slices.IndexFunc(now, func(c model.CurrentLane) bool {
+			return model.SameSet(c.Nodes, l.nodes) && model.SameSet(c.Devices, l.devices)
+		})
 		switch {
 		case kept >= 0:
 			if c := now[kept]; c.Residency.Valid() && c.Residency != l.res {
@@ -100,7 +102,7 @@ func (b *builder) laneChanges(v *model.Variant, l *placed, now []model.CurrentLa
 // gateways say does not serve, "" when there is none.
 func (b *builder) notRunning(variant string, nodes []string) string {
 	for _, c := range b.p.Current.NotRunning {
-		if c.Variant == variant && sameSet(c.Nodes, nodes) {
+		if c.Variant == variant && model.SameSet(c.Nodes, nodes) {
 			return c.Status
 		}
 	}
@@ -503,7 +505,10 @@ func (b *builder) laneFor(m string) string {
 	if mm == nil || mm.External {
 		return ""
 	}
-	for _, id := range slices.Sorted(maps.Keys(b.lanes)) {
+	if b.laneIDs == nil {
+		b.laneIDs = slices.Sorted(maps.Keys(b.lanes)) // once: a plan asks for each reroute
+	}
+	for _, id := range b.laneIDs {
 		if serves(b.lanes[id].v, mm) {
 			return id
 		}

@@ -299,299 +299,29 @@ func splitColumns(h []float64, cols int, gap float64) [][]int {
 	return out
 }
 
-// --- header, legend, footer ---
-
-func (s *svgLayout) headerLines() []textLine {
-	p := s.p
-	var ls []textLine
-	if m := metaLine(p); m != "" {
-		ls = append(ls, textLine{text: m})
-	}
-	if rt := routingLine(p.Routing); rt != "" {
-		ls = append(ls, textLine{text: rt, wrap: true})
-	}
-	for _, fb := range p.Fallbacks {
-		ls = append(ls, textLine{text: "Fallback: " + fb, color: colResidency})
-	}
-	if p.Infeasible {
-		ls = append(ls, textLine{text: "No plan: the hard constraints (pins, cordons, budgets) admit none.", color: colBudget, bold: true})
-		for _, e := range p.Explanations {
-			ls = append(ls, textLine{text: explanationText(e), color: colBudget, wrap: true})
-		}
-		return ls
-	}
-	if len(p.Changes) == 0 {
-		ls = append(ls, textLine{text: "No changes. The plan matches what runs now."})
-	} else {
-		ls = append(ls, textLine{text: summaryLine(p.Summary, uncovered(p))})
-	}
-	var lv []string
-	for _, l := range p.Levels {
-		lv = append(lv, fmt.Sprintf("%d %s %d %s", l.Index, l.Name, l.Value, l.Status))
-	}
-	if len(lv) > 0 {
-		ls = append(ls, textLine{text: "Objective: " + strings.Join(lv, " · ")})
-	}
-	var unc []string
-	for _, r := range p.Routes {
-		if !r.Covered() {
-			unc = append(unc, r.Source)
-		}
-	}
-	if len(unc) > 0 {
-		ls = append(ls, textLine{text: fmt.Sprintf("Uncovered (%d): %s", len(unc), strings.Join(unc, ", ")), color: colBudget, bold: true})
-	}
-	if n := p.Summary.Reroute; n > 0 {
-		var rr []string
-		for _, c := range p.Changes {
-			if c.Kind == Reroute {
-				to := c.To
-				if to == "" {
-					to = "(uncovered)"
-				}
-				rr = append(rr, c.Subject+" → "+to)
-			}
-		}
-		ls = append(ls, textLine{text: "Re-routes: " + strings.Join(rr, ", ")})
-	}
-	return ls
-}
-
-type textLine struct {
-	text, color, title string
-	bold               bool
-	wrap               bool // onto up to maxWrap lines, not cut to one
-}
-
-func explanationText(e Explanation) string {
-	t := e.Subject + ": " + e.Reason
-	if len(e.Pins) > 0 {
-		t += " (conflicting: " + strings.Join(e.Pins, ", ") + ")"
-	}
-	return t
-}
-
-// maxWrap bounds a wrapped line; the rest is cut, and the tooltip holds
-// it all.
-const maxWrap = 4
-
-// wrapLines breaks the lines marked wrap at spaces to fit width.
-func wrapLines(ls []textLine, width, size float64) []textLine {
-	var out []textLine
-	room := max(int(width/(size*charW)), 10)
-	for _, l := range ls {
-		if !l.wrap {
-			out = append(out, l)
-			continue
-		}
-		words := strings.Fields(l.text)
-		var cur string
-		var lines []string
-		for _, w := range words {
-			switch {
-			case cur == "":
-				cur = w
-			case utf8.RuneCountInString(cur)+1+utf8.RuneCountInString(w) <= room:
-				cur += " " + w
-			default:
-				lines = append(lines, cur)
-				cur = w
-			}
-		}
-		if cur != "" {
-			lines = append(lines, cur)
-		}
-		if len(lines) > maxWrap {
-			lines = append(lines[:maxWrap-1], strings.Join(lines[maxWrap-1:], " "))
-		}
-		for _, x := range lines {
-			out = append(out, textLine{text: x, color: l.color, bold: l.bold, title: oneLine(l.text)})
-		}
-	}
-	return out
-}
-
-func (s *svgLayout) headerHeight(width float64) float64 {
-	return s.font + 10 + float64(len(wrapLines(s.headerLines(), width-2*s.margin, s.font)))*(s.font+4) + 6
-}
-
-func (s *svgLayout) header(width float64) {
-	y := s.margin + s.font + 2
-	s.printf(`<text x="%s" y="%s" font-size="%s" font-weight="bold" fill="%s">%s</text>`+"\n",
-		f(s.margin), f(y), f(s.font+3), colInk, esc(fit(oneLine(s.title), width-2*s.margin, s.font+3)))
-	y += s.font + 8
-	for _, l := range wrapLines(s.headerLines(), width-2*s.margin, s.font) {
-		weight := ""
-		if l.bold {
-			weight = "bold"
-		}
-		color := l.color
-		if color == "" {
-			color = colInk
-		}
-		s.text(s.margin, y, s.font, color, weight, l.text, l.title, width-2*s.margin)
-		y += s.font + 4
-	}
-}
-
-// legendItem is a swatch and its words.
-type legendItem struct {
-	draw  func(x, y float64) // a 24 x 12 swatch at x, y
-	words string
-}
-
-func (s *svgLayout) legendItems() []legendItem {
-	sw := func(fill, stroke, dash string) func(x, y float64) {
-		return func(x, y float64) {
-			s.printf(`<rect x="%s" y="%s" width="24" height="12" fill="%s" stroke="%s"%s/>`+"\n", f(x), f(y), fill, stroke, dash)
-		}
-	}
-	mark := func(sym, color string) func(x, y float64) {
-		return func(x, y float64) {
-			s.printf(`<rect x="%s" y="%s" width="24" height="12" fill="%s" stroke="%s" stroke-width="2"/>`+"\n", f(x), f(y), colPreferred, color)
-			s.printf(`<text x="%s" y="%s" font-size="10" font-weight="bold" fill="%s">%s</text>`+"\n", f(x+3), f(y+10), color, esc(sym))
-		}
-	}
-	items := []legendItem{
-		{sw(colAlways, "#ffffff", ""), "always (resident)"},
-		{sw(colPreferred, "#ffffff", ""), "preferred (resident)"},
-		{sw(colAuto, "#ffffff", ""), "auto: on demand, next to always lanes"},
-		{sw(colFree, "#bdbdbd", ""), "free in the plan budget"},
-		{func(x, y float64) {
-			s.printf(`<rect x="%s" y="%s" width="24" height="12" fill="url(#headroom)" stroke="#bdbdbd"/>`+"\n", f(x), f(y))
-			s.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"/>`+"\n", f(x), f(y-2), f(x), f(y+14), colBudget)
-			s.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"/>`+"\n", f(x+24), f(y-2), f(x+24), f(y+14), colInk)
-		}, "headroom: red line = plan budget, bar end = admission budget"},
-		{mark("+", colStart), "start"},
-		{mark("~", colResidency), "residency change"},
-		{mark("→", colMove), "moved here"},
-		{mark("!", colManual), "manual (LLooM cannot act)"},
-		{func(x, y float64) {
-			s.printf(`<text x="%s" y="%s" font-size="12" font-weight="bold" fill="%s">−</text>`+"\n", f(x+8), f(y+11), colStop)
-		}, "stop: listed under its node"},
-		{func(x, y float64) { s.tpBadge(x+12, y+6, 1) }, "multi-node (TP) lane: same number, linked"},
-		{sw(colGreyFill, colGrey, ` stroke-dasharray="3 2"`), "cordoned or unreachable (greyed)"},
-	}
-	if s.compact {
-		items = append(items, legendItem{func(x, y float64) {
-			s.printf(`<text x="%s" y="%s" font-size="10" fill="%s">a/b</text>`+"\n", f(x+2), f(y+10), colMuted)
-		}, "resident/planned GiB, beside a bar"})
-	}
-	return items
-}
-
-// legendWidth is one item's width: swatch, gap and words.
-func legendWidth(words string) float64 {
-	return 24 + 6 + float64(utf8.RuneCountInString(words))*10*charW + 18
-}
-
-func (s *svgLayout) legendRows(width float64) [][]legendItem {
-	var rows [][]legendItem
-	var row []legendItem
-	used := 0.0
-	for _, it := range s.legendItems() {
-		w := legendWidth(it.words)
-		if len(row) > 0 && used+w > width-2*s.margin {
-			rows = append(rows, row)
-			row, used = nil, 0
-		}
-		row = append(row, it)
-		used += w
-	}
-	return append(rows, row)
-}
-
-func (s *svgLayout) legendHeight(width float64) float64 {
-	return float64(len(s.legendRows(width)))*18 + 10
-}
-
-func (s *svgLayout) legend(top, width float64) {
-	y := top
-	for _, row := range s.legendRows(width) {
-		x := s.margin
-		for _, it := range row {
-			it.draw(x, y)
-			s.printf(`<text x="%s" y="%s" font-size="10" fill="%s">%s</text>`+"\n", f(x+30), f(y+10), colMuted, esc(it.words))
-			x += legendWidth(it.words)
-		}
-		y += 18
-	}
-}
-
-// svgMaxSteps bounds the rollout steps a picture lists.
-const svgMaxSteps = 6
-
-// svgMarks are the change markers as the picture draws them.
-var svgMarks = map[string]string{"-": "−", "+": "+", "~": "~", "!": "!"}
-
-func (s *svgLayout) footerLines() []textLine {
-	var ls []textLine
-	for i, v := range s.tpNames {
-		var nodes []string
-		res := ""
-		for _, n := range s.p.Nodes {
-			for _, l := range n.Lanes {
-				if l.Variant == v {
-					nodes = append(nodes, n.ID)
-					res = string(l.Residency)
-				}
-			}
-		}
-		t := fmt.Sprintf("TP%d %s (%s): %s", i+1, v, res, strings.Join(nodes, " + "))
-		ls = append(ls, textLine{text: t, title: t})
-	}
-	if r := s.p.Rollout; r != nil && len(r.Steps) > 0 {
-		ls = append(ls, textLine{text: "Rollout: " + rolloutHead(r), wrap: true})
-		for i, st := range r.Steps {
-			if i == svgMaxSteps {
-				ls = append(ls, textLine{text: fmt.Sprintf("… and %d more steps (the text plan lists them all)", len(r.Steps)-i)})
-				break
-			}
-			lab := changeLabels[stepKinds[st.Action]]
-			t := fmt.Sprintf("%d. [wave %d] %s %s %s", st.Step, st.Wave, svgMarks[lab[0]], lab[1], StepText(st))
-			ls = append(ls, textLine{text: t, title: t})
-		}
-	}
-	if !s.p.Infeasible {
-		for i, e := range s.p.Explanations {
-			if i == svgMaxLines {
-				ls = append(ls, textLine{text: fmt.Sprintf("… and %d more explanations (the text plan lists them all)", len(s.p.Explanations)-i)})
-				break
-			}
-			ls = append(ls, textLine{text: "Why: " + explanationText(e), wrap: true})
-		}
-	}
-	// The demand read for each source is one note per source: in the
-	// picture, a count; the text plan lists them.
-	var demand, other []string
-	for _, n := range s.p.Notes {
-		if strings.HasPrefix(n, "demand ") && !strings.HasPrefix(n, "demand of ") {
-			demand = append(demand, n)
-		} else {
-			other = append(other, n)
-		}
-	}
-	if len(demand) > 0 {
-		ls = append(ls, textLine{text: fmt.Sprintf("Demand: read for %s (the text plan lists each)", plural(len(demand), "source", "sources")), title: strings.Join(demand, "; ")})
-	}
-	for i, n := range other {
-		if i == svgMaxLines {
-			ls = append(ls, textLine{text: fmt.Sprintf("… and %d more notes (the text plan lists them all)", len(other)-i)})
-			break
-		}
-		ls = append(ls, textLine{text: "Note: " + n, wrap: true})
-	}
-	return ls
-}
-
-// svgMaxLines bounds the explanations and the notes the picture lists
-// under the cards; the text plan has them all.
-const svgMaxLines = 4
-
 // --- cards ---
 
+// barFor is the height of domain d's bar on node n: the GPUs of a box
+// with many are thinner bars when the picture is compact, so that an
+// 8-GPU card stays about as tall as the others.
+func (s *svgLayout) barFor(n Node, d Domain) float64 {
+	if !s.compact || !strings.HasPrefix(d.ID, "device:") {
+		return s.barH
+	}
+	devices := 0
+	for _, e := range n.Domains {
+		if strings.HasPrefix(e.ID, "device:") {
+			devices++
+		}
+	}
+	if devices <= 2 {
+		return s.barH
+	}
+	return max(math.Round(s.barH*0.6), s.small+1)
+}
+
 func (s *svgLayout) domainHeight(n Node, d Domain) float64 {
-	h := s.barH + float64(len(autoDraws(n, d.ID)))*(s.autoH+2) + 5
+	h := s.barFor(n, d) + float64(len(s.autoRows(n, d)))*(s.autoH+2) + 5
 	if !s.compact {
 		h += s.small + 7
 	}
@@ -649,6 +379,23 @@ func autoDraws(n Node, domain string) []laneDraw {
 	return out
 }
 
+// autoRows are the auto lanes drawn under domain d's bar: all of them,
+// but on a thin GPU bar only the largest, the one the residency rule
+// binds (the others are counted beside it).
+func (s *svgLayout) autoRows(n Node, d Domain) []laneDraw {
+	autos := autoDraws(n, d.ID)
+	if len(autos) <= 1 || s.barFor(n, d) == s.barH {
+		return autos
+	}
+	big := 0
+	for i, a := range autos {
+		if a.gb > autos[big].gb {
+			big = i
+		}
+	}
+	return autos[big : big+1]
+}
+
 func (s *svgLayout) cardBackground(n Node, x, y, h float64) {
 	fill, stroke, dash := "#ffffff", "#bdbdbd", ""
 	if n.Unavailable != "" {
@@ -701,7 +448,7 @@ func (s *svgLayout) card(n Node, x, y float64) map[string]segPos {
 			if !s.compact {
 				top += s.small + 4
 			}
-			bottom := top + s.barH + float64(len(autoDraws(n, d.ID)))*(s.autoH+2)
+			bottom := top + s.barFor(n, d) + float64(len(s.autoRows(n, d)))*(s.autoH+2)
 			for v, sp := range segs {
 				if seen[v] {
 					continue
@@ -736,6 +483,7 @@ func nodeTitle(n Node) string {
 // memory and headroom, and a thin row under it per auto lane, starting
 // where the always lanes end since that is where an auto lane loads.
 func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs map[string]segPos) {
+	barH := s.barFor(n, d)
 	// Figures below zero are drawn as zero, so no mark leaves its bar.
 	plan, admit := max(finite(float64(d.PlanGb)), 0), max(finite(float64(d.AdmitGb)), 0)
 	resident, always := 0.0, max(finite(float64(d.AlwaysGb)), 0)
@@ -752,6 +500,7 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 		}
 	}
 	autos := autoDraws(n, d.ID)
+	rows := s.autoRows(n, d)
 	// The bar spans the admission budget, or more when the plan draws
 	// more, so that nothing is drawn outside it.
 	full := max(admit, plan, resident)
@@ -769,7 +518,7 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 		// id | bar | resident/planned
 		idW, figW := float64(s.idChars+1)*s.small*charW, 10*s.small*charW
 		by = y
-		ty := by + s.barH/2 + s.small*0.36
+		ty := by + barH/2 + s.small*0.36
 		s.text(x, ty, s.small, colMuted, "", d.ID, title, idW-4)
 		s.text(x+w-figW+4, ty, s.small, colMuted, "", num(GiB(resident))+"/"+num(GiB(plan)), title, figW-4)
 		x, w = x+idW, w-idW-figW
@@ -777,15 +526,15 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 		s.text(x, y+s.small, s.small, colMuted, "", label, title, w)
 	}
 	if full <= 0 {
-		s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="url(#headroom)" stroke="#bdbdbd"/>`+"\n", f(x), f(by), f(w), f(s.barH))
+		s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="url(#headroom)" stroke="#bdbdbd"/>`+"\n", f(x), f(by), f(w), f(barH))
 		return
 	}
 	scale := w / full
 	// Free and headroom first, lanes over them.
-	s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#bdbdbd"/>`+"\n", f(x), f(by), f(w), f(s.barH), colFree)
+	s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s" stroke="#bdbdbd"/>`+"\n", f(x), f(by), f(w), f(barH), colFree)
 	if admit > plan {
 		s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="url(#headroom)"><title>%s</title></rect>`+"\n",
-			f(x+plan*scale), f(by), f((admit-plan)*scale), f(s.barH), esc("headroom "+gb(GiB(admit-plan))+" kept free above the plan budget"))
+			f(x+plan*scale), f(by), f((admit-plan)*scale), f(barH), esc("headroom "+gb(GiB(admit-plan))+" kept free above the plan budget"))
 	}
 	if free := plan - resident; free > 0 {
 		fx := x + resident*scale
@@ -794,26 +543,30 @@ func (s *svgLayout) domain(n Node, d Domain, x, y, w float64, grey bool, segs ma
 		if grey {
 			// Nothing may be placed here, so nothing is free.
 			word = "takes no lanes"
-			s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", f(fx), f(by), f(fw), f(s.barH), colGreyFill)
+			s.printf(`<rect x="%s" y="%s" width="%s" height="%s" fill="%s"/>`+"\n", f(fx), f(by), f(fw), f(barH), colGreyFill)
 		}
 		if txt := fit(word, fw-6, s.small); txt != "" {
-			s.printf(`<text x="%s" y="%s" font-size="%s" fill="%s">%s</text>`+"\n", f(fx+4), f(by+s.barH/2+s.small*0.36), f(s.small), colMuted, esc(txt))
+			s.printf(`<text x="%s" y="%s" font-size="%s" fill="%s">%s</text>`+"\n", f(fx+4), f(by+barH/2+s.small*0.36), f(s.small), colMuted, esc(txt))
 		}
 	}
 	cx := x
 	for _, a := range stack {
 		sw := a.gb * scale
-		s.segment(n, a.lane, a.gb, cx, by, sw, s.barH, grey, segs)
+		s.segment(n, a.lane, a.gb, cx, by, sw, barH, grey, segs)
 		cx += sw
 	}
-	ay := by + s.barH + 2
-	for _, a := range autos {
+	ay := by + barH + 2
+	for _, a := range rows {
 		s.segment(n, a.lane, a.gb, x+always*scale, ay, a.gb*scale, s.autoH, grey, segs)
 		ay += s.autoH + 2
 	}
+	if more := len(autos) - len(rows); more > 0 {
+		s.printf(`<text x="%s" y="%s" font-size="%s" fill="%s">%s</text>`+"\n", f(x+w+4), f(ay-4), f(s.small), colMuted,
+			esc(fmt.Sprintf("+%d auto", more)))
+	}
 	// The plan budget is the headroom line; the bar's end at the admission
 	// budget. Both cross the auto rows, which must fit within them too.
-	bottom := by + s.barH + float64(len(autos))*(s.autoH+2)
+	bottom := by + barH + float64(len(rows))*(s.autoH+2)
 	s.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="2"><title>%s</title></line>`+"\n",
 		f(x+plan*scale), f(by-3), f(x+plan*scale), f(bottom+1), colBudget, esc("plan budget "+gb(GiB(plan))))
 	s.printf(`<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1.5"><title>%s</title></line>`+"\n",

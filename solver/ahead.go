@@ -45,7 +45,7 @@ func (r *run) encodeAhead() *encodeAhead {
 		// a part is large enough to start one (small parts' LP goes
 		// first, and usually proves them).
 		if !a.quit.Load() && slices.ContainsFunc(a.xs, func(x *exact) bool { return x != nil && !x.small() }) {
-			spares.refill()
+			spares.Refill()
 		}
 	}()
 	return a

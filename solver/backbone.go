@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/mip"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // The earlier levels' backbone. Level 4's model holds levels 1-3 by one
@@ -25,7 +27,7 @@ const backboneMaxTime = 2 * time.Second
 // backboneFixings returns the level terms before level i that every
 // point of r gives the incumbent's value, as (column, value) pairs; none
 // when time runs out before the proof.
-func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []int, vals []int64, calls int) {
+func (x *exact) backboneFixings(r *mip.Relaxation, i int, until time.Time) (cols []int, vals []int64, calls int) {
 	inc := x.phase(r)
 	if i == 0 || inc == nil {
 		return nil, nil, 0
@@ -33,7 +35,7 @@ func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []i
 	var cand []int
 	for l := range i {
 		for _, t := range x.e.Linear.Objectives[l] {
-			if c, ok := r.col[t.Var]; ok && r.lo[c] != r.hi[c] {
+			if c, ok := r.Col[t.Var]; ok && r.Lo[c] != r.Hi[c] {
 				cand = append(cand, c)
 			}
 		}
@@ -42,18 +44,18 @@ func (x *exact) backboneFixings(r *relaxation, i int, until time.Time) (cols []i
 	cand = slices.Compact(cand)
 	for len(cand) > 0 && time.Until(until) > 0 && x.run.ctx.Err() == nil {
 		// Σ flips >= 1: x_c where the incumbent has 0, 1 − x_c where 1.
-		flip := irow{op: encode.GE, rhs: 1}
+		flip := mip.Row{Op: encode.GE, Rhs: 1}
 		for _, c := range cand {
-			flip.idx = append(flip.idx, c)
+			flip.Idx = append(flip.Idx, c)
 			if inc[c] {
-				flip.val = append(flip.val, -1)
-				flip.rhs--
+				flip.Val = append(flip.Val, -1)
+				flip.Rhs--
 			} else {
-				flip.val = append(flip.val, 1)
+				flip.Val = append(flip.Val, 1)
 			}
 		}
 		calls++
-		job := pbRowsJob(r, []irow{flip})
+		job := pb.RowsJob(r, []mip.Row{flip})
 		// From the incumbent, which meets every row but the flip row:
 		// the search starts next to the points it looks for.
 		job.Phase = inc
@@ -87,14 +89,14 @@ func (x *exact) fixBackbone(sr *strongResult, i int, until time.Time) {
 	if len(cols) == 0 {
 		return
 	}
-	n := sr.rel.clone()
+	n := sr.rel.Clone()
 	for k, c := range cols {
-		n.lo[c], n.hi[c] = vals[k], vals[k]
+		n.Lo[c], n.Hi[c] = vals[k], vals[k]
 	}
-	n, ok := presolve(n, time.Now().Add(time.Second))
+	n, ok := mip.Presolve(n, time.Now().Add(time.Second))
 	if !ok {
 		return // impossible for a model the incumbent meets
 	}
-	sr.rel, sr.pre = n, n.fixed()
-	sr.offset = n.constant + x.e.Linear.Offsets[i]
+	sr.rel, sr.pre = n, n.Fixed()
+	sr.offset = n.Constant + x.e.Linear.Offsets[i]
 }

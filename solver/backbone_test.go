@@ -7,6 +7,8 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/mip"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // Every term the backbone fixes must keep its value in every point of
@@ -42,11 +44,11 @@ func TestTheBackboneFixesOnlyTermsEveryPlanAtTheEarlierOptimaKeeps(t *testing.T)
 			if opt[c] != (vals[k] == 1) {
 				t.Errorf("column %d fixed to %d, the optimum has %v", c, vals[k], opt[c])
 			}
-			other := irow{idx: []int{c}, val: []int64{1}, op: encode.EQ, rhs: 1 - vals[k]}
-			job := pbRowsJob(rel, []irow{other})
+			other := mip.Row{Idx: []int{c}, Val: []int64{1}, Op: encode.EQ, Rhs: 1 - vals[k]}
+			job := pb.RowsJob(rel, []mip.Row{other})
 			job.First = true
-			if _, got, err := pbSolve(job, func(pbAnswer) error { return nil }); got || err != nil {
-				t.Errorf("column %d (%s) fixed to %d, yet a point has %d (err %v)", c, x.e.Linear.Vars[rel.vars[c]].Name, vals[k], 1-vals[k], err)
+			if _, got, err := pb.Search(job, func(pb.Answer) error { return nil }); got || err != nil {
+				t.Errorf("column %d (%s) fixed to %d, yet a point has %d (err %v)", c, x.e.Linear.Vars[rel.Vars[c]].Name, vals[k], 1-vals[k], err)
 			}
 		}
 	}

@@ -3,7 +3,6 @@ package solver
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -81,27 +80,3 @@ func TestTheLPBoundNeverExceedsTheProvedOptimumOnRandomPools(t *testing.T) {
 		t.Errorf("only %d levels checked", checked)
 	}
 }
-
-// Any multipliers give a valid bound; wrong signs are ignored.
-func TestLagrangeBoundIsValidForArbitraryMultipliers(t *testing.T) {
-	pr := lpProblem{c: []float64{3, 2, 4},
-		rows: []lpRow{row(encode.GE, 2, 0, 1, 1, 1, 2, 1), row(encode.LE, 1, 0, 1, 2, 1)}}
-	rng := rand.New(rand.NewPCG(3, 5))
-	for k := 0; k < 1000; k++ {
-		y := []float64{rng.Float64()*20 - 10, rng.Float64()*20 - 10}
-		if b, ok := lagrangeBound(&pr, y); !ok || b > 5 {
-			t.Fatalf("y %v: bound %v (ok %v) above the optimum 5", y, b, ok)
-		}
-	}
-}
-
-func row(op encode.Op, rhs float64, idxVal ...float64) lpRow {
-	r := lpRow{op: op, rhs: rhs}
-	for k := 0; k < len(idxVal); k += 2 {
-		r.idx = append(r.idx, int(idxVal[k]))
-		r.val = append(r.val, idxVal[k+1])
-	}
-	return r
-}
-
-func lpFar() time.Time { return time.Now().Add(time.Minute) }

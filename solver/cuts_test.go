@@ -1,278 +1,12 @@
 package solver
 
 import (
-	"math"
-	"math/big"
-	"math/rand/v2"
-	"reflect"
 	"slices"
 	"testing"
 	"time"
 
-	"github.com/go-air/gini/z"
-	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
-
-func TestInt128ArithmeticAgreesWithBigIntegers(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 28))
-	toBig := func(a i128) *big.Int {
-		v := new(big.Int).SetInt64(a.hi)
-		v.Lsh(v, 64)
-		return v.Add(v, new(big.Int).SetUint64(a.lo))
-	}
-	lim := new(big.Int).Lsh(big.NewInt(1), 127)
-	fits := func(v *big.Int) bool { return v.Cmp(lim) < 0 && v.Cmp(new(big.Int).Neg(lim)) >= 0 }
-	rnd := func() int64 {
-		switch rng.IntN(4) {
-		case 0:
-			return rng.Int64N(100) - 50
-		case 1:
-			return rng.Int64() >> rng.IntN(63)
-		case 2:
-			return -(rng.Int64() >> rng.IntN(63))
-		}
-		return rng.Int64() - rng.Int64()
-	}
-	for k := 0; k < 20000; k++ {
-		a := i128of(rnd())
-		for m := rng.IntN(3); m > 0; m-- {
-			if p, ok := a.mul64(rnd()); ok {
-				a = p
-			}
-		}
-		b, c := i128of(rnd()), rnd()
-		A, B, C := toBig(a), toBig(b), big.NewInt(c)
-		if s, ok := a.add(b); ok != fits(new(big.Int).Add(A, B)) || ok && toBig(s).Cmp(new(big.Int).Add(A, B)) != 0 {
-			t.Fatalf("%v + %v = %v (%v)", A, B, toBig(s), ok)
-		}
-		if p, ok := a.mul64(c); ok != fits(new(big.Int).Mul(A, C)) || ok && toBig(p).Cmp(new(big.Int).Mul(A, C)) != 0 {
-			t.Fatalf("%v · %v = %v (%v)", A, C, toBig(p), ok)
-		}
-		if d := rng.Int64N(1<<40) + 1; true {
-			D := big.NewInt(d)
-			q, okq := a.floorDiv(d)
-			wantQ := new(big.Int).Div(A, D) // Euclidean: floor for d > 0
-			if okq && big.NewInt(q).Cmp(wantQ) != 0 {
-				t.Fatalf("⌊%v / %v⌋ = %v, want %v", A, d, q, wantQ)
-			}
-			if qc, ok := a.ceilDiv(d); ok {
-				want := new(big.Int).Neg(new(big.Int).Div(new(big.Int).Neg(A), D))
-				if big.NewInt(qc).Cmp(want) != 0 {
-					t.Fatalf("⌈%v / %v⌉ = %v, want %v", A, d, qc, want)
-				}
-			}
-			if r, ok := a.floorMod(d); ok && big.NewInt(r).Cmp(new(big.Int).Mod(A, D)) != 0 {
-				t.Fatalf("%v mod %v = %v, want %v", A, d, r, new(big.Int).Mod(A, D))
-			}
-		}
-	}
-}
-
-// randomRelaxation is a small 0/1 model with knapsack, covering and
-// choice rows, like a pool's; its costs are integers.
-func randomRelaxation(rng *rand.Rand, n int) *relaxation {
-	r := &relaxation{col: map[z.Var]int{}}
-	for j := 0; j < n; j++ {
-		r.colOf(z.Var(j + 2))
-	}
-	r.c = make([]int64, n)
-	for j := range r.c {
-		r.c[j] = rng.Int64N(40) - 30
-	}
-	r.lo, r.hi = make([]int64, n), make([]int64, n)
-	for j := range r.hi {
-		r.hi[j] = 1
-	}
-	m := 2 + rng.IntN(5)
-	for i := 0; i < m; i++ {
-		w := irow{op: encode.LE}
-		switch rng.IntN(3) {
-		case 0: // a knapsack
-			var sum int64
-			for j := 0; j < n; j++ {
-				if rng.IntN(2) == 0 {
-					v := 1 + rng.Int64N(20)
-					w.idx, w.val = append(w.idx, j), append(w.val, v)
-					sum += v
-				}
-			}
-			w.rhs = sum / 2
-		case 1: // a covering row, as <=
-			for j := 0; j < n; j++ {
-				if rng.IntN(3) == 0 {
-					w.idx, w.val = append(w.idx, j), append(w.val, -1)
-				}
-			}
-			w.rhs = -1
-		default: // an implication x_p <= Σ x_q
-			p := rng.IntN(n)
-			w.idx, w.val = []int{p}, []int64{1}
-			for j := 0; j < n; j++ {
-				if j != p && rng.IntN(3) == 0 {
-					w.idx, w.val = append(w.idx, j), append(w.val, -1)
-				}
-			}
-		}
-		if len(w.idx) > 0 {
-			r.rows = append(r.rows, w)
-		}
-	}
-	return r
-}
-
-// integerPoints lists the 0/1 points of r's rows.
-func integerPoints(r *relaxation, rows []irow) []uint {
-	n := len(r.vars)
-	var out []uint
-	for bits := uint(0); bits < 1<<uint(n); bits++ {
-		ok := true
-		for _, w := range rows {
-			if !holds(w, bits) {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			out = append(out, bits)
-		}
-	}
-	return out
-}
-
-func TestEveryCutOfTheLoopKeepsEveryIntegerPoint(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	gomory, probing := 0, 0
-	for trial := 0; trial < 300; trial++ {
-		n := 6 + rng.IntN(7)
-		r := randomRelaxation(rng, n)
-		orig := append([]irow(nil), r.rows...)
-		pts := integerPoints(r, orig)
-		cl, ok := newCutLoop(r)
-		if !ok {
-			t.Fatal("no cut loop")
-		}
-		for round := 0; round < 5; round++ {
-			if cl.st.Solve(lpFar(), 0) != 0 {
-				break
-			}
-			xs := cl.st.X()
-			g := gomoryCuts(r, cl.rows, cl.st, xs, 50, gmiMaxLen)
-			gomory += len(g)
-			before := len(cl.rows)
-			if !cl.round() {
-				break
-			}
-			probing += len(cl.rows) - before - len(g)
-		}
-		for _, w := range cl.r.rows {
-			for _, p := range pts {
-				if !holds(w, p) {
-					t.Fatalf("trial %d: cut %+v cuts off the integer point %b of %+v", trial, w, p, orig)
-				}
-			}
-		}
-	}
-	if gomory < 200 || probing < 200 {
-		t.Errorf("%d Gomory and %d other cuts: the test does not reach the separators", gomory, probing)
-	}
-}
-
-// Probing keeps only the max most violated cuts it finds: the first max
-// of the list it gives when it keeps them all, in that order.
-func TestProbingKeepsTheMostViolatedCutsInOrder(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 21))
-	compared := 0
-	for trial := 0; trial < 200; trial++ {
-		r := randomRelaxation(rng, 6+rng.IntN(7))
-		cl, ok := newCutLoop(r)
-		if !ok {
-			t.Fatal("no cut loop")
-		}
-		if cl.st.Solve(lpFar(), 0) != 0 {
-			continue
-		}
-		xs := cl.st.X()
-		all := probingCuts(newProber(r.rows, r.lo, r.hi), xs, true, 1<<30)
-		for _, max := range []int{1, 3, 10} {
-			kept := probingCuts(newProber(r.rows, r.lo, r.hi), xs, true, max)
-			want := all[:min(max, len(all))]
-			if !reflect.DeepEqual(kept, want) {
-				t.Fatalf("trial %d, max %d: kept %+v, the first of all %+v", trial, max, kept, want)
-			}
-			if len(all) > max {
-				compared++
-			}
-		}
-	}
-	if compared < 100 {
-		t.Errorf("only %d comparisons left cuts out", compared)
-	}
-}
-
-func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	proved := 0
-	for trial := 0; trial < 300; trial++ {
-		n := 4 + rng.IntN(8)
-		r := randomRelaxation(rng, n)
-		pts := integerPoints(r, r.rows)
-		best := int64(math.MaxInt64)
-		for _, p := range pts {
-			var v int64
-			for j := 0; j < n; j++ {
-				if p>>uint(j)&1 == 1 {
-					v += r.c[j]
-				}
-			}
-			best = min(best, v)
-		}
-		_, _, _, cl, _, _ := sparseRounds(r, lpFar(), nil, tracer{}, nil)
-		if cl == nil {
-			t.Fatal("no cut loop")
-		}
-		b := newBranchCutOn(cl.st, cl.problem(), 0, r.lo, r.hi)
-		found := int64(math.MaxInt64)
-		b.offer = func(xs []float64, ub *int64) bool {
-			var v int64
-			var bits uint
-			for j, x := range xs {
-				if x > 0.5 {
-					v += r.c[j]
-					bits |= 1 << uint(j)
-				}
-			}
-			for _, w := range r.rows {
-				if !holds(w, bits) {
-					return false
-				}
-			}
-			found = min(found, v)
-			*ub = min(*ub, v)
-			return true
-		}
-		ub := int64(math.MaxInt64 / 4)
-		ok, err := b.run(lpFar(), &ub)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(pts) == 0 {
-			if found != math.MaxInt64 {
-				t.Fatalf("trial %d: a plan of %d in an infeasible model", trial, found)
-			}
-			continue
-		}
-		if !ok {
-			t.Fatalf("trial %d: not proved (%d nodes)", trial, b.nodes)
-		}
-		if found != best {
-			t.Fatalf("trial %d: branch and cut found %d, brute force %d", trial, found, best)
-		}
-		proved++
-	}
-	if proved < 150 {
-		t.Errorf("only %d models proved", proved)
-	}
-}
 
 // A cut loop stopped between two rounds and run again ends where one
 // never stopped does: the same solves, rows, bound and vertex. The
@@ -285,30 +19,30 @@ func TestAStoppedCutLoopResumesOnTheSamePath(t *testing.T) {
 		if res.Infeasible || !allOptimal(res) {
 			continue
 		}
-		rel := func() *relaxation {
-			r, ok := presolvedRelaxation(x, 3, lpFar())
+		rel := func() *mip.Relaxation {
+			r, ok := presolvedRelaxation(x, 3, time.Now().Add(time.Minute))
 			if !ok {
 				t.Fatalf("pool %d: no relaxation", seed)
 			}
 			return r
 		}
-		_, _, _, whole, _, _ := sparseRounds(rel(), lpFar(), nil, tracer{}, nil)
-		if whole == nil || !whole.complete {
+		_, _, _, whole, _, _ := mip.SparseRounds(rel(), time.Now().Add(time.Minute), nil, nil, nil)
+		if whole == nil || !whole.Complete {
 			t.Fatalf("pool %d: the loop did not complete", seed)
 		}
-		for stopAt := 1; stopAt < whole.solves; stopAt++ {
+		for stopAt := 1; stopAt < whole.Solves; stopAt++ {
 			solves, stopNow := 0, false
-			_, _, _, cl, _, _ := sparseRounds(rel(), lpFar(), func() bool { return stopNow }, tracer{},
+			_, _, _, cl, _, _ := mip.SparseRounds(rel(), time.Now().Add(time.Minute), func() bool { return stopNow }, nil,
 				func(float64, []float64) { solves++; stopNow = solves == stopAt })
-			if cl.complete || !cl.resumable {
-				t.Fatalf("pool %d: stopped after solve %d, complete %v, resumable %v", seed, stopAt, cl.complete, cl.resumable)
+			if cl.Complete || !cl.Resumable {
+				t.Fatalf("pool %d: stopped after solve %d, complete %v, resumable %v", seed, stopAt, cl.Complete, cl.Resumable)
 			}
-			cl.run(lpFar(), nil, nil)
+			cl.Run(time.Now().Add(time.Minute), nil, nil)
 			resumed++
-			if !cl.complete || cl.solves != whole.solves || cl.best != whole.best || len(cl.rows) != len(whole.rows) ||
-				!slices.Equal(cl.st.X(), whole.st.X()) {
+			if !cl.Complete || cl.Solves != whole.Solves || cl.Best != whole.Best || len(cl.Rows) != len(whole.Rows) ||
+				!slices.Equal(cl.St.X(), whole.St.X()) {
 				t.Errorf("pool %d, stopped after solve %d: resumed loop ends at %d solves, bound %v, %d rows; unstopped at %d, %v, %d",
-					seed, stopAt, cl.solves, cl.best, len(cl.rows), whole.solves, whole.best, len(whole.rows))
+					seed, stopAt, cl.Solves, cl.Best, len(cl.Rows), whole.Solves, whole.Best, len(whole.Rows))
 			}
 		}
 	}

@@ -11,18 +11,7 @@ import (
 
 // gpuPools are seeded pools of 1-4 GPU boxes small enough to enumerate.
 func gpuPools(t *testing.T, want int) []*model.Pool {
-	t.Helper()
-	var out []*model.Pool
-	for seed := uint64(1); len(out) < want && seed < 2000; seed++ {
-		p := pooltest.RandomGPUs(seed, 2+int(seed%2), 3+int(seed%2))
-		if pooltest.Combinations(p) <= 1<<15 {
-			out = append(out, p)
-		}
-	}
-	if len(out) < want {
-		t.Fatalf("only %d GPU pools are small enough for brute force", len(out))
-	}
-	return out
+	return smallPools(t, want, 1<<15, func(seed uint64) *model.Pool { return pooltest.RandomGPUs(seed, 2+int(seed%2), 3+int(seed%2)) })
 }
 
 // Lanes packed per GPU, with the solver choosing the GPUs and the

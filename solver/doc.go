@@ -10,6 +10,20 @@
 // objective differs from the encoding's own, is a bug and an error
 // (ErrMismatch), never a result.
 //
+// # Rooms
+//
+// The driver is this package: the level search of each part (exact.go,
+// linear.go), the PB portfolio (portfolio.go), symmetry, what-if
+// re-plans and explanations, and the time budget (budget.go: one table
+// of each technique's share of the time left, with its reason). The
+// math it asks for bounds lives below it: package mip (relaxation,
+// presolve, cuts, weak-duality and Lagrangian bounds, branch and cut),
+// package lp (the sparse dual simplex), package pb (the pseudo-boolean
+// worker and its processes), package localsearch (greedy and local
+// search). A new bounding technique has its math in mip (or a room of
+// its own beside it), its step in the level search with its share in
+// budget.go, and its name in BoundSource.
+//
 // # Pipeline
 //
 //  1. Warm start: package localsearch's Greedy and Improve (10 stale
@@ -83,46 +97,49 @@
 //
 // # Level 4: the cut loop, branch and cut, and the PB portfolio
 //
-// relax.go presolves level i's linear model (the encoding's mirror with
+// Package mip presolves level i's linear model (mip.Presolve) (the encoding's mirror with
 // the assumptions true and the earlier levels at their frozen values):
 // bounds propagation of each row, Savelsbergh coefficient tightening of
-// the big-M auto rows and memory rows, and route ∧ residency rows that
+// the auto rule's rows and the memory rows, and route ∧ residency rows that
 // stop a fractional route from paying nothing. Every step keeps every
 // 0/1 point of the rows, so every valid plan's intended values stay
 // feasible.
 //
-// sparselp.go then runs the root of a branch and cut. The LP is solved by
+// mip.CutLoop then runs the root of a branch and cut. The LP is solved by
 // the sparse dual simplex of package lp; each round separates, at its
 // vertex, lifted cover cuts of the knapsack rows (Balas 1975), probing
-// cuts (probing.go: each column set to 1 and to 0 and the rows
+// cuts (mip's prober: each column set to 1 and to 0 and the rows
 // propagated; implications, fixings and rows lifted by the slack a
 // setting leaves, over the rows and the short cuts found so far), and
 // Gomory mixed-integer cuts of the fractional basic columns
-// (gomory.go), then re-solves from the same basis, dropping the cuts
+// (mip's gmi), then re-solves from the same basis, dropping the cuts
 // left slack. Gomory cuts are computed from rounded multipliers in exact
 // 128-bit integer arithmetic, so every cut holds for every integer point
 // whatever the simplex's floating-point error. The loop ends when two
-// rounds raise the bound by less than half a unit, when no cut is found,
+// rounds raise the bound by less than half a unit or less than a
+// hundredth of the loop's rise so far, when no cut is found,
 // after 60 rounds, or at its deadline (three quarters of the level's time, 8 s at
 // most). On 64x250 it lifts level 4's bound from 89,720 (the LP) to the
 // optimum 93,870 in four rounds; CBC's root needs Gomory and knapsack
 // cuts to do the same.
 //
 // The bound itself comes from the final multipliers by weak duality,
-// recomputed from the integer data with a rounding margin (bound.go), so
+// recomputed from the integer data with a rounding margin (mip.WeakBound), so
 // it is valid even when the simplex stops early. The same multipliers
 // give reduced costs d: any plan better than the cutoff U keeps each
 // column whose |d_j| exceeds U − L at its cheap bound, and meets the
 // knapsack Σ_j floor(|d_j|·K / (U − L))·[x_j moved] <= K, K = 256.
 //
-// branch.go searches on from the root: depth first, each node re-solved
-// by the dual simplex from the last basis, pruned only by the weak-
+// mip.BranchCut searches on from the root: depth first, branching on the
+// column whose pseudo-costs (the mean rise of the node bound per unit of
+// change, learnt from the children solved so far) promise most, each
+// node re-solved by the dual simplex from the last basis, pruned only by the weak-
 // duality bound over the node's box (or that bound pushed along the dual
 // ray of an infeasible node); an integral vertex is decoded into a plan
 // and offered to the evaluator. An exhausted tree proves the incumbent
 // ("branch-and-cut").
 //
-// pbworker.go runs gophersat, whose CDCL propagates weight constraints
+// The PB portfolio (portfolio.go, over package pb) runs gophersat, whose CDCL propagates weight constraints
 // natively, on the presolved model below the incumbent: one worker with
 // clause learning and, where a third core is free for it beside the LP
 // (pbSecondWorker), one with cutting planes. On parts too large to
@@ -135,24 +152,24 @@
 // worker is this executable re-run with POOLSOLVE_PB_WORKER=1 and killed
 // at the deadline; on Linux the kernel kills it too when poolsolve ends
 // in any other way (Pdeathsig). The executable answers as a worker only
-// when its main (or a test binary's TestMain) calls ServeIfWorker first;
+// when its main (or a test binary's TestMain) calls pb.ServeIfWorker first;
 // a program that imports this package without calling it plans without
 // PB workers, and Stats.Workers says so. One worker process is started ahead of its job
-// (pbSpares): when the parts are encoded, if one is large enough for
+// (pb.Spares): when the parts are encoded, if one is large enough for
 // workers, and at the end of each of levels 1-3; it waits for its job on
 // stdin, so its exec and runtime start overlap the solver's own work.
-// Jobs travel flat and are checked on arrival (pbwire.go). gophersat
+// Jobs travel flat and are checked on arrival (pb.ReadJob). gophersat
 // v1.4.0 keeps a weight constraint's degree in 30 bits and silently cuts
 // a larger one down, answering models that break the row (memory in
 // 10^-7 GiB on a ~100 GiB domain is past it): a job with a row whose
-// weights sum past 2^30 starts no worker (pbJob.tooWide), and gini and
+// weights sum past 2^30 starts no worker (pb.Job's width check), and gini and
 // the LP prove without one. Where the LP
 // could not be solved (rounded memory), gini's diagrams search as in
 // levels 1-3.
 //
 // Past fitsSparse's size (256x1000's level 4 is 53,000 rows and 765,000
 // nonzeros), the sparse LP bounds level 4 alone when it has 1.5 s or
-// more (lgSkipLeft); with less, lagrange.go bounds it first: disjoint
+// more (lgSkipLeft); with less, mip.Lagrangian bounds it first: disjoint
 // Σ x <= 1 and Σ x = 1 rows stay as groups of the subproblem, every other row is
 // priced by a multiplier, and a subgradient ascent with Polyak steps
 // toward the incumbent raises the bound. It starts from a dual ascent
@@ -198,7 +215,7 @@
 //
 // The package reads no environment. Options.Trace gets the search's
 // timeline, Options.DumpRelax writes each presolved model as CPLEX LP
-// and Options.DumpPB each PB worker's job (relaxdump.go;
+// and Options.DumpPB each PB worker's job (mip.Relaxation.DumpLP, dumpJob;
 // BenchmarkDumpedPBJob times a dumped job's search alone), and
 // Options.Cores plans the PB workers as if that many cores were free
 // (for measuring the portfolio on another machine). The CLI sets them
@@ -270,9 +287,10 @@
 // nonzeros), the first model of the canonical PB job on the presolved
 // model without cuts or reduced costs, which the worker that proved
 // level 4 often ran already; else the first plan at the optimum of a
-// depth-first branch and cut from the root once its cut loop ended by
-// its own rule (a loop the proof stopped between two rounds is
-// finished, on the path it would have taken). Each falls back on the
+// depth-first branch and cut from the root as the cut loop stood at its
+// first solve that reached the optimum, or at its own end when none did
+// (the loop the proof stopped is run on to that point; one that ran past
+// it kept a copy of itself at each rise of its bound). Each falls back on the
 // other when it finds nothing in time, and then runs may differ; so they
 // may when a level is only bounded, where the clock stopped the search
 // decides the plan. A proved level's BoundSource names the prover that
@@ -283,12 +301,12 @@
 //
 // What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
 // not depend on the clock at all: each gini call has a budget of
-// propagation ticks (20,000 propagations each; TryTicks, a method the
-// copy of gini in third_party adds), and the search counts ticks,
-// local-search evaluations (localsearch.ImproveChecks) and LP iterations
-// against the budget. gini is deterministic given the same calls, so a
-// series of re-plans on one encoding is the same on every run until the
-// deadline, a safety cap, ends a step (Replan.ClockCut).
+// propagation ticks (20,000 propagations each; encode's TryTicks), and
+// the search counts ticks, local-search evaluations
+// (localsearch.ImproveChecks) and LP iterations against the budget. gini
+// is deterministic given the same calls, so a series of re-plans on one
+// encoding is the same on every run until the deadline, a safety cap,
+// ends a step (Replan.ClockCut).
 //
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s limit, 2 vCPUs, idle)
 //

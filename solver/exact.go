@@ -12,6 +12,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // ErrMismatch marks a disagreement between the encoding's objective and
@@ -67,6 +68,9 @@ type exact struct {
 	// canonRoot is level 4's root LP with its cuts, kept for the
 	// canonical re-solve by branch and cut.
 	canonRoot *canonRoot
+	// canonSnap is level 4's cut loop as it was at the last rise of its
+	// bound (mip.Snapshot), a candidate root for closedRoot.
+	canonSnap *canonRoot
 	// lpBound is the bound of the LP's last round, for progress reports
 	// while the cut loop runs.
 	lpBound int64
@@ -84,7 +88,7 @@ type exact struct {
 	rootNonzeros int
 	// openLoop is level 4's cut loop stopped by the level's proof between
 	// two rounds, for canonicalBC to finish; openOffset its offset.
-	openLoop   *cutLoop
+	openLoop   *mip.CutLoop
 	openOffset int64
 	// presolvedAt is the last level's presolved model, which the next
 	// level's is made from.
@@ -367,10 +371,10 @@ func (l *levelRun) lpFirst() error {
 	l.lpAsked = true
 	// A small part's LP takes milliseconds and often proves it: the
 	// workers (a process each) start after it there.
-	var pre *relaxation
+	var pre *mip.Relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
-			x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
+			x.fixBackbone(&r, i, until(end, shareBackbone))
 			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
@@ -387,7 +391,12 @@ func (l *levelRun) lpFirst() error {
 		x.run.progress(i, x.obj, max(l.lb, x.lpBound))
 		return pollErr != nil || x.offerErr != nil || l.lb >= l.ub || x.lpBound >= l.ub
 	}
-	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, pre)
+	// A worker's proof ends the cut loop after the solve under way, not
+	// in it: a loop stopped between rounds is the canonical re-solve's to
+	// go on with, one stopped midway is rebuilt (24x60-tight seed 70821:
+	// 78 ms of re-solve after a proof in 46).
+	interrupt := func() bool { return stop() && (pollErr != nil || x.offerErr != nil) }
+	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, interrupt, pre)
 	if pollErr != nil {
 		return pollErr
 	}
@@ -426,16 +435,16 @@ func (l *levelRun) lpFirst() error {
 	// The workers have both cores: give them the first part of the level
 	// before gini builds its own diagrams.
 	if l.pw.alive() && l.gini {
-		if err := l.poll(time.Now().Add(time.Until(end)*2/5), true); err != nil {
+		if err := l.poll(until(end, shareWorkersFirst), true); err != nil {
 			return err
 		}
 	}
 	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := x.fixedSearch(time.Now().Add(time.Until(end)/3), l.sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.fixedSearch(until(end, shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 	}
-	l.giniEnd = time.Now().Add(time.Until(end) / 2)
+	l.giniEnd = until(end, shareGini)
 	return nil
 }
 
@@ -444,13 +453,13 @@ func (l *levelRun) lpFirst() error {
 func (l *levelRun) branchAndCut() error {
 	x, i := l.x, l.i
 	bc := newBranchCut(x, i, l.sr)
-	bc.poll = func(ub *int64) (bool, error) {
+	bc.Poll = func(ub *int64) (bool, error) {
 		x.run.progress(i, x.obj, l.lb)
 		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
-	proved, err := bc.run(time.Now().Add(time.Until(l.end)*3/4), &l.ub)
-	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.nodes, proved, l.lb, l.ub)
+	proved, err := bc.Run(until(l.end, shareBranchAndCut), &l.ub)
+	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
 	}
@@ -653,12 +662,12 @@ func (l *levelRun) finish() error {
 		// Where gini searched, the workers get two thirds of what is left
 		// first; where it could not, local search starts at once.
 		if l.gini {
-			if err := l.poll(end.Add(-time.Until(end)/3), true); err != nil {
+			if err := l.poll(until(end, shareWorkersLast), true); err != nil {
 				return err
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, end.Add(-time.Until(end)/8), false, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.polish(l.pw, until(end, sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -728,7 +737,10 @@ func (x *exact) settle(i int, lb, ub int64, src BoundSource) {
 	switch {
 	case lb >= ub:
 		lv.Status = Optimal
-	case x.fromWarm:
+	case x.fromWarm && (src == BoundTrivial || src == ""):
+		// Heuristic says nothing was proved: a warm plan the search
+		// did not better, under a bound the search did prove, is
+		// bounded like any other.
 		lv.Status = Heuristic
 	default:
 		lv.Status = Bounded
@@ -742,11 +754,15 @@ func (x *exact) settle(i int, lb, ub int64, src BoundSource) {
 // more there than it saves.
 func (x *exact) small() bool { return len(x.e.Linear.Vars) < smallVars }
 
-const smallVars = 400
+// smallVars: 8-node fleets of 30 variants have parts of about 720
+// variables; with the worker started after the LP their median proof
+// over three runs of five seeds fell from 14-25 ms to 13-19 ms. A
+// variable so that tests can send small pools to the workers.
+var smallVars = 1000
 
 // fixedSearch looks for level-4 plans better than ub among those that
 // keep the reduced-cost fixes and knapsack (every better plan does, see
-// relax.go), with the exact diagram over the groups the fixes leave
+// mip.Relaxation), with the exact diagram over the groups the fixes leave
 // free. UNSAT proves ub; a timeout or a diagram past its cap leaves lb
 // and ub as they are.
 func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *BoundSource) error {
@@ -760,7 +776,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		x.fixGen++
 		// Building may use a third of the time left, no more.
 		saved := x.e.Deadline
-		x.e.Deadline = time.Now().Add(time.Until(end) / 3)
+		x.e.Deadline = until(end, shareFixingBuild)
 		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
 		var kl []z.Lit
 		if ok && len(knap) > 0 {

@@ -9,6 +9,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // A part too large for gini's memory diagrams (256 nodes × 1,000
@@ -134,11 +135,11 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		return nil
 	}
 	if i == 3 {
-		x.fixBackbone(&r, i, time.Now().Add(min(time.Until(end)*2/5, backboneMaxTime)))
+		x.fixBackbone(&r, i, until(end, shareBackbone))
 	}
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
-	if i == 3 && !fitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
+	if i == 3 && !mip.FitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
 		return x.besideLP(i, &r, end, lb, ub, src)
 	}
 	// Levels 2 and 3's workers start before the polish and run beside
@@ -146,7 +147,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	// and so does level 4's past fitsSparse: on 256x1000 it needs about
 	// two seconds to its first plan.
 	var pw *pbLevel
-	early := i == 1 || i == 2 || i == 3 && !fitsSparse(r.rel)
+	early := i == 1 || i == 2 || i == 3 && !mip.FitsSparse(r.rel)
 	if early {
 		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
 			return nil
@@ -158,7 +159,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		// level alone: local search mends the later levels in moments
 		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
 		// from greedy and its search).
-		polishEnd := time.Now().Add(min(time.Until(end)/5, linearPolishMax))
+		polishEnd := until(end, shareMend)
 		var err error
 		if early && i < 3 {
 			err = x.polishBeside(pw, polishEnd, lb, ub, src)
@@ -201,7 +202,7 @@ func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, eac
 		*ub = min(*ub, x.obj[i]) // offerVertex's plans
 		return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
 	}
-	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, r.rel)
+	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, nil, r.rel)
 	if pollErr == nil && each != nil {
 		pollErr = each(true)
 	}
@@ -235,7 +236,7 @@ const fixingsMinLeft = 250 * time.Millisecond
 // their search does not.
 func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	if i == 3 {
-		if err := x.pollPB(pw, end.Add(-time.Until(end)/4), true, lb, ub, src); err != nil {
+		if err := x.pollPB(pw, until(end, shareFinalQuarter), true, lb, ub, src); err != nil {
 			return err
 		}
 		if err := x.polish(pw, end, false, lb, ub, src); err != nil {
@@ -263,7 +264,7 @@ const besideGain = 0.001
 func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, src *BoundSource) error {
 	// Rounds of a second at most, while each gains besideGain or more,
 	// until the last quarter of the level (the final polish's).
-	polishEnd := end.Add(-time.Until(end) / 4)
+	polishEnd := until(end, shareFinalQuarter)
 	mended := x.mend(x.run.ctx, polishEnd, besideGain)
 	// The worker starts once the mending is done, below the level-3
 	// plan all the same: it descends from there, and on 256x1000-tight

@@ -12,6 +12,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // noEntryEnv, set in a re-run of this test binary, makes TestMain skip
@@ -21,7 +22,7 @@ const noEntryEnv = "POOLSOLVE_TEST_NO_WORKER_ENTRY"
 
 func TestMain(m *testing.M) {
 	if os.Getenv(noEntryEnv) != "1" {
-		ServeIfWorker()
+		pb.ServeIfWorker()
 	}
 	os.Exit(m.Run())
 }
@@ -63,7 +64,7 @@ func TestAProgramThatDoesNotCallTheWorkerEntryPointStillPlans(t *testing.T) {
 		env  []string
 	}{
 		{"a program without the worker variable plans in its own process", nil},
-		{"the worker variable in its environment does not make the program a worker", []string{pbWorkerEnv + "=1"}},
+		{"the worker variable in its environment does not make the program a worker", []string{pb.WorkerEnv + "=1"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cmd := exec.Command(exe, "-test.run=^TestAProgramThatDoesNotCallTheWorkerEntryPointStillPlans$", "-test.count=1")

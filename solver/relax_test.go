@@ -2,166 +2,17 @@ package solver
 
 import (
 	"context"
-	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/go-air/gini/z"
-	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
-
-// holds reports whether the 0/1 point bits (bit j = column j) meets w.
-func holds(w irow, bits uint) bool {
-	return rowHolds(w, func(c int) bool { return bits>>uint(c)&1 == 1 })
-}
-
-// rowHolds reports whether w holds where column c is val(c).
-func rowHolds(w irow, val func(c int) bool) bool {
-	var s int64
-	for k, j := range w.idx {
-		if val(j) {
-			s += w.val[k]
-		}
-	}
-	switch w.op {
-	case encode.LE:
-		return s <= w.rhs
-	case encode.GE:
-		return s >= w.rhs
-	}
-	return s == w.rhs
-}
-
-func randomRow(rng *rand.Rand, n int) irow {
-	w := irow{op: []encode.Op{encode.LE, encode.GE, encode.LE}[rng.IntN(3)]}
-	var pos, neg int64
-	for j := 0; j < n; j++ {
-		if rng.IntN(4) == 0 {
-			continue
-		}
-		v := rng.Int64N(21) - 10
-		if v == 0 {
-			v = 7
-		}
-		w.idx, w.val = append(w.idx, j), append(w.val, v)
-		if v > 0 {
-			pos += v
-		} else {
-			neg += v
-		}
-	}
-	w.rhs = neg + rng.Int64N(pos-neg+1)
-	return w
-}
-
-func TestTighteningKeepsExactlyTheIntegerPointsOfARow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	changed := 0
-	for trial := 0; trial < 3000; trial++ {
-		n := 2 + rng.IntN(5)
-		w := randomRow(rng, n)
-		if len(w.idx) == 0 {
-			continue
-		}
-		lw := asLE(w)[0]
-		tw, keep := tighten(lw)
-		for bits := uint(0); bits < 1<<uint(n); bits++ {
-			before := holds(w, bits)
-			after := !keep || holds(tw, bits)
-			if before != after {
-				t.Fatalf("row %+v tightened to %+v (keep %v): point %b was %v, is %v", w, tw, keep, bits, before, after)
-			}
-		}
-		if keep && tw.rhs != lw.rhs {
-			changed++
-		}
-	}
-	if changed < 100 {
-		t.Errorf("only %d rows were tightened: the test does not reach the rule", changed)
-	}
-}
-
-func TestCoverCutsKeepEveryIntegerPointOfTheirRow(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	cuts := 0
-	for trial := 0; trial < 5000; trial++ {
-		n := 3 + rng.IntN(5)
-		w := randomRow(rng, n)
-		if len(w.idx) < 2 {
-			continue
-		}
-		w = asLE(w)[0]
-		xs := make([]float64, n)
-		for j := range xs {
-			xs[j] = rng.Float64()
-			if rng.IntN(3) == 0 {
-				xs[j] = float64(rng.IntN(2))
-			}
-		}
-		c, vio, ok := coverCut(w, xs)
-		if !ok {
-			continue
-		}
-		cuts++
-		if vio <= 0 {
-			t.Fatalf("cut %+v reported with violation %v", c, vio)
-		}
-		for bits := uint(0); bits < 1<<uint(n); bits++ {
-			if holds(w, bits) && !holds(c, bits) {
-				t.Fatalf("cover cut %+v of row %+v cuts off the integer point %b", c, w, bits)
-			}
-		}
-	}
-	if cuts < 200 {
-		t.Errorf("only %d cuts found: the test does not reach the separation", cuts)
-	}
-}
-
-func TestPropagationFixesOnlyWhatEveryIntegerPointAgreesOn(t *testing.T) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	fixedSeen := 0
-	for trial := 0; trial < 2000; trial++ {
-		n := 2 + rng.IntN(5)
-		r := &relaxation{lo: make([]int64, n), hi: make([]int64, n)}
-		for j := range r.hi {
-			r.hi[j] = 1
-		}
-		for k := 0; k < 1+rng.IntN(3); k++ {
-			r.rows = append(r.rows, randomRow(rng, n))
-		}
-		r.propagate(time.Now().Add(time.Second))
-		for bits := uint(0); bits < 1<<uint(n); bits++ {
-			ok := true
-			for _, w := range r.rows {
-				ok = ok && holds(w, bits)
-			}
-			if !ok {
-				continue
-			}
-			if r.dead {
-				t.Fatalf("rows %+v called infeasible, but %b meets them", r.rows, bits)
-			}
-			for j := 0; j < n; j++ {
-				if v := int64(bits >> uint(j) & 1); v < r.lo[j] || v > r.hi[j] {
-					t.Fatalf("rows %+v: column %d fixed to [%d,%d], but %b meets every row", r.rows, j, r.lo[j], r.hi[j], bits)
-				}
-			}
-		}
-		for j := 0; j < n; j++ {
-			if r.lo[j] == r.hi[j] {
-				fixedSeen++
-			}
-		}
-	}
-	if fixedSeen < 100 {
-		t.Errorf("only %d columns fixed: the test does not reach propagation", fixedSeen)
-	}
-}
 
 // On random pools, the strengthened LP never bounds level 4 above its
 // proved optimum, and the optimal plan keeps every fixing and the
@@ -176,15 +27,15 @@ func TestStrongBoundAndReducedCostFixingsKeepTheOptimum(t *testing.T) {
 		// source must bound at least one pool.
 		source BoundSource
 	}{
-		{"by the sparse LP with cuts", sparseMaxRows, sparseLateMin, lgSkipLeft, BoundLP},
+		{"by the sparse LP with cuts", mip.SparseMaxRows, sparseLateMin, lgSkipLeft, BoundLP},
 		{"by the Lagrangian ascent alone", 0, time.Hour, time.Hour, BoundLagrangian},
 		{"by the Lagrangian ascent and then the sparse LP", 0, sparseLateMin, time.Hour, BoundLP},
 		{"past fitsSparse, by the sparse LP alone when it has the time", 0, sparseLateMin, lgSkipLeft, BoundLP},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			savedRows, savedLate, savedSkip := sparseMaxRows, sparseLateMin, lgSkipLeft
-			sparseMaxRows, sparseLateMin, lgSkipLeft = tc.rows, tc.late, tc.skip
-			defer func() { sparseMaxRows, sparseLateMin, lgSkipLeft = savedRows, savedLate, savedSkip }()
+			savedRows, savedLate, savedSkip := mip.SparseMaxRows, sparseLateMin, lgSkipLeft
+			mip.SparseMaxRows, sparseLateMin, lgSkipLeft = tc.rows, tc.late, tc.skip
+			defer func() { mip.SparseMaxRows, sparseLateMin, lgSkipLeft = savedRows, savedLate, savedSkip }()
 			if sources := strongBoundKeepsTheOptimum(t); sources[tc.source] == 0 {
 				t.Errorf("no pool was bounded by %s: %v", tc.source, sources)
 			}
@@ -245,7 +96,7 @@ func strongBoundKeepsTheOptimum(t *testing.T) map[BoundSource]int {
 		if sum > rcScale {
 			t.Errorf("pool %d: the optimal plan weighs %d in the reduced-cost knapsack, capacity %d", seed, sum, rcScale)
 		}
-		for _, w := range sr.rel.rows {
+		for _, w := range sr.rel.Rows {
 			if !rowHoldsFor(sr.rel, w, vals) {
 				t.Errorf("pool %d: the optimal plan breaks a presolved row or cut %+v", seed, w)
 				break
@@ -258,8 +109,8 @@ func strongBoundKeepsTheOptimum(t *testing.T) map[BoundSource]int {
 	return sources
 }
 
-func rowHoldsFor(r *relaxation, w irow, vals []bool) bool {
-	return rowHolds(w, func(c int) bool { return vals[r.vars[c]] })
+func rowHoldsFor(r *mip.Relaxation, w mip.Row, vals []bool) bool {
+	return w.Holds(func(c int) bool { return vals[r.Vars[c]] })
 }
 
 // TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum: the start
@@ -274,17 +125,17 @@ func TestTheDualStartLiftsTheLagrangianAndStaysBelowTheOptimum(t *testing.T) {
 		}
 		x.run = &run{ctx: context.Background(), start: time.Now(), deadline: time.Now().Add(time.Minute)}
 		r := newRelaxation(x, 3)
-		r.propagate(x.run.deadline)
-		if r.dead {
+		r.Propagate(x.run.deadline)
+		if r.Dead {
 			t.Fatalf("pool %d: presolve finds no point", seed)
 		}
-		r.substitute()
-		lg := newLagrangian(r)
-		n := len(lg.c)
+		r.Substitute()
+		lg := mip.NewLagrangian(r)
+		n := len(lg.C)
 		d, xs := make([]float64, n), make([]bool, n)
-		zero, _ := lg.eval(make([]float64, len(lg.rows)), d, xs)
-		started, mag := lg.eval(lg.start(), d, xs)
-		offset := float64(r.constant + x.e.Linear.Offsets[3])
+		zero, _ := lg.Eval(make([]float64, len(lg.Rows)), d, xs)
+		started, mag := lg.Eval(lg.Start(), d, xs)
+		offset := float64(r.Constant + x.e.Linear.Offsets[3])
 		if started-1e-9*mag+offset > float64(res.Objective[3])+1e-6 {
 			t.Errorf("pool %d: the start bounds level 4 by %.1f, above the optimum %d", seed, started+offset, res.Objective[3])
 		}
@@ -313,10 +164,10 @@ func TestLevelFourPastTheSparseSizeProvesTheSameOptimum(t *testing.T) {
 		if err != nil {
 			t.Fatalf("pool %d: %v", seed, err)
 		}
-		saved := sparseMaxRows
-		sparseMaxRows = 0
+		saved := mip.SparseMaxRows
+		mip.SparseMaxRows = 0
 		past, err := Solve(context.Background(), p, Options{Seed: 1, TimeLimit: 10 * time.Second, Cores: 2})
-		sparseMaxRows = saved
+		mip.SparseMaxRows = saved
 		if err != nil {
 			t.Fatalf("pool %d past the sparse size: %v", seed, err)
 		}
@@ -375,12 +226,12 @@ func TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans(t *testing.T) {
 		}
 		far := time.Now().Add(time.Minute)
 		for i := 1; i < 4; i++ {
-			prev, ok := presolve(newRelaxation(x, i-1), far)
+			prev, ok := mip.Presolve(newRelaxation(x, i-1), far)
 			if !ok {
 				t.Fatalf("pool %d: level %d has no plan", seed, i)
 			}
-			fresh, okFresh := presolve(newRelaxation(x, i), far)
-			chained, okChained := presolve(prev.nextLevel(x.e, i, x.obj[i-1]), far)
+			fresh, okFresh := mip.Presolve(newRelaxation(x, i), far)
+			chained, okChained := mip.Presolve(prev.NextLevel(x.e, i, x.obj[i-1]), far)
 			if okFresh != okChained || !okFresh {
 				t.Fatalf("pool %d level %d: a plan afresh %v, chained %v", seed, i+1, okFresh, okChained)
 			}
@@ -408,19 +259,19 @@ func TestTheNextLevelsModelMadeFromTheLastHoldsTheSamePlans(t *testing.T) {
 
 // keeps says whether r keeps the point vals (its fixings and rows hold)
 // and gives r's objective there.
-func keeps(r *relaxation, vals []bool) (bool, int64) {
-	obj := r.constant
-	for j, v := range r.vars {
+func keeps(r *mip.Relaxation, vals []bool) (bool, int64) {
+	obj := r.Constant
+	for j, v := range r.Vars {
 		x := int64(0)
 		if vals[v] {
 			x = 1
 		}
-		if x < r.lo[j] || x > r.hi[j] {
+		if x < r.Lo[j] || x > r.Hi[j] {
 			return false, 0
 		}
-		obj += r.c[j] * x
+		obj += r.C[j] * x
 	}
-	for _, w := range r.rows {
+	for _, w := range r.Rows {
 		if !rowHoldsFor(r, w, vals) {
 			return false, 0
 		}

@@ -123,9 +123,9 @@ type Workers string
 
 const (
 	// WorkersProcesses: as child processes of this executable, whose
-	// main called ServeIfWorker.
+	// main called pb.ServeIfWorker.
 	WorkersProcesses Workers = "processes"
-	// WorkersNone: main did not call ServeIfWorker, so the executable
+	// WorkersNone: main did not call pb.ServeIfWorker, so the executable
 	// cannot serve as a worker; the levels are searched in this process
 	// by the other techniques (gini, LP, local search), and only small
 	// canonical re-solves use the PB solver, in-process.

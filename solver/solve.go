@@ -12,6 +12,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 // warmKicks is how many kicks in a row that find nothing end the warm
@@ -49,7 +50,7 @@ type run struct {
 	tooBig bool
 	// spares holds a pseudo-boolean worker process started ahead of its
 	// job (nil for the greedy solver).
-	spares *pbSpares
+	spares *pb.Spares
 }
 
 func (r *run) firstPlan() {
@@ -104,8 +105,8 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	afterGreedy := func() {}
 	if !r.greedy() {
 		r.trace.f("pb workers: %s", workers())
-		r.spares = newPBSpares()
-		defer r.spares.close()
+		r.spares = pb.NewSpares()
+		defer r.spares.Close()
 		// The parts are encoded while local search improves the greedy
 		// plan, not during the greedy pass: beside it the encoding
 		// slowed it by 60% on 256x1000, and it is the whole warm start
@@ -363,8 +364,7 @@ func (s *partSearch) searchParts() error {
 			continue
 		}
 		s.r.cur = pi
-		left := time.Until(s.r.deadline)
-		share := time.Duration(float64(left) * float64(s.parts[pi].size) / float64(max(1, sizeLeft)))
+		share := partOf(s.r.deadline, s.parts[pi].size, sizeLeft)
 		sizeLeft -= s.parts[pi].size
 		if err := s.searchPart(pi, x, share); err != nil {
 			return err
@@ -512,6 +512,14 @@ func (x *exact) canonicalize() {
 	// A level 4 proved without its LP was proved by a bound at least
 	// as weak: the LP's root is at the optimum too.
 	closeLP := !x.rootLPSet || gap(x.obj[3], x.rootLP) <= canonLPGap || x.rootNonzeros >= canonInProcessNonzeros
+	if !closeLP {
+		// A root far from the optimum may be closed by its cuts: the
+		// closed loop is a function of the model too, and branch and
+		// cut from it is then the fast re-solve.
+		if root := x.closedRoot(); root != nil && gap(x.obj[3], root.bound) <= canonLPGap {
+			closeLP = true
+		}
+	}
 	x.run.trace.f("canonical: root LP %d (known %v, %d nonzeros), optimum %d, by branch and cut %v", x.rootLP, x.rootLPSet, x.rootNonzeros, x.obj[3], closeLP)
 	if closeLP && x.canonicalBC() {
 		return

@@ -15,20 +15,26 @@ import (
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // bruteForcePools are random pools small enough for pooltest.BruteForce.
 func bruteForcePools(t *testing.T, want int) []*model.Pool {
+	return smallPools(t, want, 1<<14, func(seed uint64) *model.Pool { return pooltest.Random(seed, 2+int(seed%2), 3+int(seed%3)/2) })
+}
+
+// smallPools are the first want pools of gen, by seed, with at most
+// limit assignments: small enough for brute force.
+func smallPools(t *testing.T, want int, limit uint64, gen func(seed uint64) *model.Pool) []*model.Pool {
 	t.Helper()
 	var out []*model.Pool
 	for seed := uint64(1); len(out) < want && seed < 2000; seed++ {
-		p := pooltest.Random(seed, 2+int(seed%2), 3+int(seed%3)/2)
-		if pooltest.Combinations(p) <= 1<<14 {
+		if p := gen(seed); pooltest.Combinations(p) <= limit {
 			out = append(out, p)
 		}
 	}
 	if len(out) < want {
-		t.Fatalf("only %d random pools are small enough for brute force", len(out))
+		t.Fatalf("only %d seeded pools are small enough for brute force", len(out))
 	}
 	return out
 }
@@ -401,9 +407,9 @@ func TestTheLinearPathProvesWhatTheDefaultPathProves(t *testing.T) {
 	for _, p := range []*model.Pool{pooltest.Random(1, 8, 20), pooltest.Random(2, 6, 16), pooltest.Random(3, 12, 30), pooltest.Random(4, 12, 30), pooltest.Random(6, 16, 40), pooltest.Random(1, 24, 60)} {
 		want := solve(t, p, Options{Seed: 1})
 		got := func() *Result {
-			savedLanes, savedRows := linearPartLanes, sparseMaxRows
-			linearPartLanes, sparseMaxRows = 10, 0
-			defer func() { linearPartLanes, sparseMaxRows = savedLanes, savedRows }()
+			savedLanes, savedRows := linearPartLanes, mip.SparseMaxRows
+			linearPartLanes, mip.SparseMaxRows = 10, 0
+			defer func() { linearPartLanes, mip.SparseMaxRows = savedLanes, savedRows }()
 			return solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
 		}()
 		if got.Infeasible || want.Infeasible {

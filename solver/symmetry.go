@@ -149,6 +149,18 @@ func (sy *symmetry) findDeviceSwaps(laneAt map[[2]string]int, named map[string]b
 			held[d] = true
 		}
 	}
+	// The lanes drawing on each GPU, in lane order: a swap looks at the
+	// lanes of its two GPUs only (scanning every lane for every pair
+	// took 15.7 s on 1024x4000).
+	onDevice := map[string][]int{}
+	for li, l := range e.Lanes {
+		for _, d := range p.Variants[l.Variant].Placements[l.Placement].Draws {
+			ref := model.DeviceRef(d.Node, d.Domain)
+			if ls := onDevice[ref]; len(ls) == 0 || ls[len(ls)-1] != li {
+				onDevice[ref] = append(ls, li)
+			}
+		}
+	}
 	for _, n := range p.Nodes {
 		if n.Unavailable != "" {
 			continue
@@ -167,7 +179,8 @@ func (sy *symmetry) findDeviceSwaps(laneAt map[[2]string]int, named map[string]b
 		for _, b := range budgets {
 			g := group[b]
 			for i := 0; i+1 < len(g); i++ {
-				if ds, ok := sy.deviceSwap(laneAt, n.ID, g[i], g[i+1]); ok {
+				lanes := mergeSorted(onDevice[model.DeviceRef(n.ID, g[i])], onDevice[model.DeviceRef(n.ID, g[i+1])])
+				if ds, ok := sy.deviceSwap(laneAt, lanes, n.ID, g[i], g[i+1]); ok {
 					sy.devs = append(sy.devs, ds)
 				}
 			}
@@ -175,9 +188,25 @@ func (sy *symmetry) findDeviceSwaps(laneAt map[[2]string]int, named map[string]b
 	}
 }
 
+// mergeSorted is the union of two ascending lists, ascending.
+func mergeSorted(a, b []int) []int {
+	out := make([]int, 0, len(a)+len(b))
+	for len(a) > 0 || len(b) > 0 {
+		switch {
+		case len(b) == 0 || len(a) > 0 && a[0] < b[0]:
+			out, a = append(out, a[0]), a[1:]
+		case len(a) == 0 || b[0] < a[0]:
+			out, b = append(out, b[0]), b[1:]
+		default:
+			out, a, b = append(out, a[0]), a[1:], b[1:]
+		}
+	}
+	return out
+}
+
 // deviceSwap is the swap of GPUs a and b on node n, when it is a
-// symmetry: every lane drawing on either has its twin.
-func (sy *symmetry) deviceSwap(laneAt map[[2]string]int, n, a, b string) (devSwap, bool) {
+// symmetry: every lane drawing on either (lanes, ascending) has its twin.
+func (sy *symmetry) deviceSwap(laneAt map[[2]string]int, lanes []int, n, a, b string) (devSwap, bool) {
 	e := sy.e
 	p := e.Pool
 	ra, rb := model.DeviceRef(n, a), model.DeviceRef(n, b)
@@ -191,16 +220,10 @@ func (sy *symmetry) deviceSwap(laneAt map[[2]string]int, n, a, b string) (devSwa
 		return ref
 	}
 	ds := devSwap{name: fmt.Sprintf("symmetry[%s:%s>=%s]", n, a, b), perm: map[int]int{}}
-	for li, l := range e.Lanes {
+	for _, li := range lanes {
+		l := &e.Lanes[li]
 		v := &p.Variants[l.Variant]
 		pl := &v.Placements[l.Placement]
-		touches := false
-		for _, d := range pl.Draws {
-			touches = touches || d.Node == n && (d.Domain == a || d.Domain == b)
-		}
-		if !touches {
-			continue
-		}
 		devs := make([]string, len(pl.Devices))
 		for i, d := range pl.Devices {
 			devs[i] = mapDev(d)

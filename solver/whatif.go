@@ -15,6 +15,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // What-if questions share one encoding of the pool. A scenario is a set
@@ -579,8 +580,7 @@ func (s *replanSearch) warm(sc Scenario) error {
 	if s.m != nil {
 		warm = s.improve(warm, s.w.seed, max(s.m.left/10, s.w.warmWork()))
 	} else {
-		warmEnd := time.Now().Add(time.Until(s.deadline) / 10)
-		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, warmEnd, exactWarmKicks)
+		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, until(s.deadline, shareScenarioWarm), exactWarmKicks)
 	}
 	return s.accept(warm, false)
 }
@@ -824,9 +824,9 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 		}
 	}
 	if i == 3 && lb < s.enc[i] && s.searching(end) {
-		lpEnd := time.Now().Add(min(time.Until(end)/2, scenarioLPMax))
-		if s.m != nil {
-			lpEnd = s.deadline
+		lpEnd := s.deadline
+		if s.m == nil {
+			lpEnd = until(end, shareScenarioLP)
 		}
 		if b, ok := s.lpBound(lpEnd); ok && b > lb {
 			lb, src = b, BoundLP
@@ -873,11 +873,11 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 	if s.m != nil {
 		s.m.spend(s.m.lp) // the relaxation and its presolve
 	}
-	r, ok := presolve(newRelaxationOf(e, s.enc, assumed, 3), deadline)
+	r, ok := mip.Presolve(mip.NewRelaxation(e, s.enc, assumed, 3), deadline)
 	if s.m != nil && s.m.timeUp() {
 		return 0, false
 	}
-	if !ok || len(r.rows) == 0 || !fitsSparse(r) {
+	if !ok || len(r.Rows) == 0 || !mip.FitsSparse(r) {
 		return 0, false
 	}
 	stop := func() bool { return s.ctx.Err() != nil }
@@ -894,14 +894,14 @@ func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
 			return false
 		}
 	}
-	best, _, pr, _, rounds, _ := sparseRounds(r, deadline, stop, s.trace, nil)
+	best, _, pr, _, rounds, _ := mip.SparseRounds(r, deadline, stop, s.trace.f, nil)
 	if s.m != nil && s.m.timeUp() {
 		return 0, false
 	}
 	if pr == nil {
 		return 0, false
 	}
-	b := int64(math.Ceil(best-1e-6)) + r.constant + e.Linear.Offsets[3]
+	b := int64(math.Ceil(best-1e-6)) + r.Constant + e.Linear.Offsets[3]
 	s.trace.f("what-if level 4 LP: bound %d after %d rounds", b, rounds)
 	return b, true
 }

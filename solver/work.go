@@ -119,15 +119,20 @@ func forTime(d time.Duration) Work {
 	return Work(d.Seconds() * float64(WorkPerSecond))
 }
 
-// sat is one gini call under assume with a budget of ticks (gini's
-// TryTicks): until it answers, cap work is spent, the budget is, or the
-// clock stops it (0).
+// sat is one gini call under assume with a budget of ticks
+// (encode.TryTicks): until it answers, cap work is spent, the budget is,
+// or the clock stops it (0). A gini TryTicks cannot budget leaves the
+// call to the clock, which the meter then records.
 func (m *workMeter) sat(e *encode.Encoding, cap Work, assume ...[]z.Lit) int {
 	ticks := (min(cap, m.left) - m.call) / m.tick
 	if ticks <= 0 || m.timeUp() {
 		return 0
 	}
 	r, used := e.TryTicks(ticks, max(time.Until(m.deadline), time.Nanosecond), assume...)
+	if used < 0 {
+		m.clock = true
+		used = ticks
+	}
 	m.spend(m.call + used*m.tick)
 	if r == 0 && used < ticks {
 		m.clock = true

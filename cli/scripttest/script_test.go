@@ -3,7 +3,6 @@ package scripttest_test
 import (
 	"errors"
 	"fmt"
-	"github.com/poolsolve/poolsolve/internal/shellwords"
 	"net"
 	"os"
 	"os/exec"
@@ -17,10 +16,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/internal/shellwords"
+	"github.com/poolsolve/poolsolve/solver/pb"
+
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/poolsolve/poolsolve/cli"
-	"github.com/poolsolve/poolsolve/solver"
 )
 
 // The script tests under testdata/script are cmd/go-style txtar files: a
@@ -42,7 +43,7 @@ import (
 // as a command run from the repository's root sees them.
 
 func TestMain(m *testing.M) {
-	solver.ServeIfWorker()
+	pb.ServeIfWorker()
 	if filepath.Base(os.Args[0]) == "poolsolve" {
 		os.Exit(cli.RunSince(time.Now(), os.Args, os.Stdin, os.Stdout, os.Stderr))
 	}

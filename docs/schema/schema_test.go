@@ -175,6 +175,7 @@ func TestEveryPlanHoldsToThePlanSchema(t *testing.T) {
 		{"--fleet", "examples/rule-headroom.json"},
 		{"--fleet", "examples/rule-unlinked-tp.json"},
 		{"--fleet", "benchmarks/fixtures/8x20.json", "--consider-installs"},
+		{"--fleet", "examples/gpu-packing.json", "--consider-installs"},
 	}
 	t.Chdir(filepath.Join("..", ".."))
 	for _, args := range runs {
@@ -212,6 +213,7 @@ func TestEveryResilienceReportAndExplainAnswerHoldsToItsSchema(t *testing.T) {
 		{"resilience", "--fleet", "examples/spark-fleet.json", "--scenario", "spark-node-01,spark-node-03"},
 		{"resilience", "--fleet", "examples/hetero-fleet.json", "--consider-installs"},
 		{"resilience", "--fleet", "benchmarks/fixtures/8x20.json", "--consider-installs", "--replan-limit", "3s"},
+		{"resilience", "--fleet", "examples/gpu-packing.json", "--consider-installs"},
 	} {
 		_, out := poolsolve(t, append(args, "--format", "json")...)
 		validate(t, all["resilience"], strings.Join(args, " "), out)
@@ -220,6 +222,7 @@ func TestEveryResilienceReportAndExplainAnswerHoldsToItsSchema(t *testing.T) {
 		{"explain", "q38fn", "--fleet", "examples/spark-fleet.json"},
 		{"explain", "embeddings", "--fleet", "examples/hetero-fleet.json", "--consider-installs"},
 		{"explain", "qwen38-27b-nvfp4", "--node", "spark-node-02", "--fleet", "examples/spark-fleet.json"},
+		{"explain", "recipe:tp4-chat-vllm/tp4-chat", "--node", "h100-01", "--fleet", "examples/gpu-packing.json", "--consider-installs"},
 	} {
 		_, out := poolsolve(t, append(args, "--format", "json")...)
 		validate(t, all["explain"], strings.Join(args, " "), out)

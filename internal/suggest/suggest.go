@@ -37,11 +37,41 @@ func OneEdit(s string, candidates []string) string {
 		if cand == s {
 			return ""
 		}
-		if best == "" && len(cand) >= 3 && (strings.EqualFold(cand, s) || Distance(s, cand) == 1) {
+		if best == "" && len(cand) >= 3 && (strings.EqualFold(cand, s) || oneApart(s, cand)) {
 			best = cand
 		}
 	}
 	return best
+}
+
+// oneApart reports whether Distance(a, b) is 1, in one pass and without
+// a table: the keys of a file are checked against every field name, and
+// most are nowhere near.
+func oneApart(a, b string) bool {
+	if len(a) > len(b) {
+		a, b = b, a
+	}
+	switch len(b) - len(a) {
+	case 0:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		if i == len(a) {
+			return false // equal
+		}
+		if a[i+1:] == b[i+1:] {
+			return true // one changed
+		}
+		return i+1 < len(a) && a[i] == b[i+1] && a[i+1] == b[i] && a[i+2:] == b[i+2:] // two swapped
+	case 1:
+		i := 0
+		for i < len(a) && a[i] == b[i] {
+			i++
+		}
+		return a[i:] == b[i+1:] // one added
+	}
+	return false
 }
 
 // Distance counts the insertions, deletions, substitutions and swaps of

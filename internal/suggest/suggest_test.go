@@ -30,3 +30,27 @@ func TestNearestSuggestsACommandForATypoOrAPrefix(t *testing.T) {
 		}
 	}
 }
+
+func TestOneApartAgreesWithTheDistanceOnEveryShortString(t *testing.T) {
+	// Every pair of strings of up to four letters over a three-letter
+	// alphabet: the fast test and the table must agree.
+	var all []string
+	var grow func(s string)
+	grow = func(s string) {
+		all = append(all, s)
+		if len(s) == 4 {
+			return
+		}
+		for _, c := range "abc" {
+			grow(s + string(c))
+		}
+	}
+	grow("")
+	for _, a := range all {
+		for _, b := range all {
+			if got, want := oneApart(a, b), Distance(a, b) == 1; got != want {
+				t.Fatalf("oneApart(%q, %q) = %v, Distance says %d", a, b, got, Distance(a, b))
+			}
+		}
+	}
+}

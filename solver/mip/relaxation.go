@@ -1,0 +1,574 @@
+package mip
+
+import (
+	"maps"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/model"
+)
+
+// This file strengthens the LP relaxation of one level before it is
+// solved, the way a MIP solver's root node does, and turns the final
+// multipliers into reduced-cost fixings for the SAT search.
+//
+// Everything is done on the integer data and is valid for every 0/1
+// point that satisfies the rows (with the assumptions true and the
+// earlier levels at their frozen values), so the intended values of every
+// valid plan stay feasible:
+//
+//   - propagation fixes a column that a single row forces (bounds
+//     propagation of each row over the box);
+//   - coefficient tightening (Savelsbergh 1994) shrinks a coefficient
+//     that is larger than the row needs, which cuts off fractional points
+//     of the auto rule's rows and of memory rows with lanes larger than
+//     the budget;
+//   - disaggregated latency rows: a route whose cost depends on the
+//     lane's residency is paid through route ∧ res[ρ] literals; the
+//     mirror's one-sided rows let a fractional route pay nothing, so
+//     Σ_ρ split[ρ] >= route and split[ρ] <= res[ρ] are added;
+//   - lifted cover inequalities (Balas 1975; extended covers) separated
+//     from the LP point on every row, rounds until they stop paying.
+//
+// Reduced-cost fixing then uses the multipliers y of the last LP: for
+// any feasible x, c·x >= L + Σ_j |d_j|·[x_j moves off its cheap bound],
+// with L the weak-duality bound and d = c − yA. A plan better than the
+// incumbent (c·x <= U) therefore keeps every column whose |d_j| exceeds
+// U − L at its cheap bound. Those literals are assumptions for the
+// improving search only: they are implied by "better than the
+// incumbent", not by the hard constraints.
+
+// Row is Σ val·x[idx] op rhs over the relaxation's columns.
+type Row struct {
+	Idx []int
+	Val []int64
+	Op  encode.Op
+	Rhs int64
+}
+
+// Relaxation is one level's linear model, presolved.
+type Relaxation struct {
+	Vars []z.Var
+	Col  map[z.Var]int
+	Rows []Row
+	C    []int64 // objective over the columns
+	// Lo, Hi are each column's bounds in {0, 1}; fixed columns are
+	// substituted out of rows and objective once presolve ends.
+	Lo, Hi   []int64
+	Constant int64          // objective of the columns fixed before the LP
+	Dead     bool           // a row holds for no point in the box
+	Assumed  map[z.Var]bool // the assumptions, true, substituted out
+}
+
+// Clone is r for a second user that adds rows (the cut loop): the rows
+// list, objective and bounds are its own, the rows themselves shared
+// (no step changes a row in place once presolve ended).
+func (r *Relaxation) Clone() *Relaxation {
+	c := *r
+	c.Rows = slices.Clone(r.Rows)
+	c.C, c.Lo, c.Hi = slices.Clone(r.C), slices.Clone(r.Lo), slices.Clone(r.Hi)
+	return &c
+}
+
+// NextLevel is level i's model made from r, level i-1's presolved: the
+// row freezing level i-1 at frozen is added and the objective is level
+// i's. Every other row of level i's model is in r already, presolved.
+func (r *Relaxation) NextLevel(e *encode.Encoding, i int, frozen int64) *Relaxation {
+	lin := &e.Linear
+	n := r.Clone()
+	n.Col = maps.Clone(r.Col)
+	n.Vars = slices.Clone(r.Vars)
+	colOf := func(v z.Var) int {
+		c := n.ColOf(v)
+		for len(n.Lo) < len(n.Vars) { // a column only later levels name
+			n.Lo, n.Hi, n.C = append(n.Lo, 0), append(n.Hi, 1), append(n.C, 0)
+		}
+		return c
+	}
+	w := Row{Op: encode.LE, Rhs: frozen - lin.Offsets[i-1]}
+	at := map[int]int{}
+	for _, t := range lin.Objectives[i-1] {
+		if val, ok := n.Assumed[t.Var]; ok {
+			if val {
+				w.Rhs -= t.Coef
+			}
+			continue
+		}
+		c := colOf(t.Var)
+		if n.Lo[c] == n.Hi[c] {
+			w.Rhs -= t.Coef * n.Lo[c]
+			continue
+		}
+		if k, ok := at[c]; ok {
+			w.Val[k] += t.Coef // a column named twice counts once
+			continue
+		}
+		at[c] = len(w.Idx)
+		w.Idx = append(w.Idx, c)
+		w.Val = append(w.Val, t.Coef)
+	}
+	n.Rows = append(n.Rows, w)
+	n.Constant = 0
+	clear(n.C)
+	for _, t := range lin.Objectives[i] {
+		if val, ok := n.Assumed[t.Var]; ok {
+			if val {
+				n.Constant += t.Coef
+			}
+			continue
+		}
+		c := colOf(t.Var)
+		if n.Lo[c] == n.Hi[c] {
+			n.Constant += t.Coef * n.Lo[c]
+			continue
+		}
+		n.C[c] += t.Coef
+	}
+	return n
+}
+
+// Presolve propagates r's bounds and substitutes its fixed columns out.
+func Presolve(r *Relaxation, deadline time.Time) (*Relaxation, bool) {
+	r.Propagate(deadline)
+	if r.Dead {
+		return nil, false
+	}
+	r.Substitute()
+	return r, true
+}
+
+// NewRelaxation is newRelaxation for encoding e with the earlier levels
+// bounded by obj and the literals assumed true (a what-if scenario's set,
+// which is not the encoding's own).
+func NewRelaxation(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i int) *Relaxation {
+	lin := &e.Linear
+	fixed := map[z.Var]bool{}
+	r := &Relaxation{Col: make(map[z.Var]int, len(lin.Vars)), Assumed: fixed, Rows: make([]Row, 0, len(lin.Rows)+i)}
+	for _, m := range assumed {
+		fixed[m.Var()] = m.IsPos()
+	}
+	var at []int // scratch: a column's place in the row being built, +1
+	add := func(ts []encode.Term, op encode.Op, rhs int64) {
+		w := Row{Op: op, Rhs: rhs, Idx: make([]int, 0, len(ts)), Val: make([]int64, 0, len(ts))}
+		for _, t := range ts {
+			if val, ok := fixed[t.Var]; ok {
+				if val {
+					w.Rhs -= t.Coef
+				}
+				continue
+			}
+			c := r.ColOf(t.Var)
+			for len(at) <= c {
+				at = append(at, 0)
+			}
+			if k := at[c]; k > 0 {
+				w.Val[k-1] += t.Coef // a column named twice counts once
+				continue
+			}
+			w.Idx = append(w.Idx, c)
+			w.Val = append(w.Val, t.Coef)
+			at[c] = len(w.Idx)
+		}
+		for _, c := range w.Idx {
+			at[c] = 0
+		}
+		r.Rows = append(r.Rows, w)
+	}
+	for _, row := range lin.Rows {
+		add(row.Terms, row.Op, row.RHS)
+	}
+	for j := 0; j < i; j++ {
+		add(lin.Objectives[j], encode.LE, obj[j]-lin.Offsets[j])
+	}
+	// Disaggregated latency rows, written with literals.
+	lit := func(m z.Lit, coef int64, ts []encode.Term, rhs int64) ([]encode.Term, int64) {
+		if m == e.T {
+			return ts, rhs - coef
+		}
+		if m == e.F() {
+			return ts, rhs
+		}
+		if !m.IsPos() { // coef·(1 − v)
+			return append(ts, encode.Term{Var: m.Var(), Coef: -coef}), rhs - coef
+		}
+		return append(ts, encode.Term{Var: m.Var(), Coef: coef}), rhs
+	}
+	for si := range e.Sources {
+		for _, rt := range e.Sources[si].Routes {
+			if rt.Variant < 0 || rt.Split == [3]z.Lit{} {
+				continue
+			}
+			ts, rhs := lit(rt.Lit, -1, nil, 0)
+			for k, y := range rt.Split {
+				if y == z.LitNull {
+					continue
+				}
+				ts, rhs = lit(y, 1, ts, rhs)
+				u, urhs := lit(y, 1, nil, 0)
+				u, urhs = lit(e.Variants[rt.Variant].Res[k], -1, u, urhs)
+				add(u, encode.LE, urhs)
+			}
+			add(ts, encode.GE, rhs)
+		}
+	}
+	r.C = make([]int64, len(r.Vars))
+	for _, t := range lin.Objectives[i] {
+		if val, ok := fixed[t.Var]; ok {
+			if val {
+				r.Constant += t.Coef
+			}
+			continue
+		}
+		r.C[r.ColOf(t.Var)] += t.Coef
+	}
+	r.Lo = make([]int64, len(r.Vars))
+	r.Hi = make([]int64, len(r.Vars))
+	for j := range r.Hi {
+		r.Hi[j] = 1
+	}
+	return r
+}
+
+func (r *Relaxation) ColOf(v z.Var) int {
+	c, ok := r.Col[v]
+	if !ok {
+		c = len(r.Vars)
+		r.Col[v] = c
+		r.Vars = append(r.Vars, v)
+	}
+	return c
+}
+
+// asLE writes w as Σ a·x <= b rows: one for <= and >=, two for =.
+func asLE(w Row) []Row {
+	neg := func() Row {
+		n := Row{Idx: w.Idx, Val: make([]int64, len(w.Val)), Op: encode.LE, Rhs: -w.Rhs}
+		for k, v := range w.Val {
+			n.Val[k] = -v
+		}
+		return n
+	}
+	switch w.Op {
+	case encode.LE:
+		return []Row{w}
+	case encode.GE:
+		return []Row{neg()}
+	}
+	a := w
+	a.Op = encode.LE
+	return []Row{a, neg()}
+}
+
+// Propagate fixes the columns that one row forces, to a fixpoint.
+func (r *Relaxation) Propagate(deadline time.Time) {
+	var les []Row
+	for _, w := range r.Rows {
+		les = append(les, asLE(w)...)
+	}
+	for pass := 0; pass < 20; pass++ {
+		changed := false
+		for _, row := range les {
+			{
+				var minact int64
+				for k, j := range row.Idx {
+					if a := row.Val[k]; a > 0 {
+						minact += a * r.Lo[j]
+					} else {
+						minact += a * r.Hi[j]
+					}
+				}
+				if minact > row.Rhs {
+					r.Dead = true
+					return
+				}
+				for k, j := range row.Idx {
+					if r.Lo[j] == r.Hi[j] {
+						continue
+					}
+					a := row.Val[k]
+					if a > 0 && minact+a > row.Rhs {
+						r.Hi[j], changed = 0, true
+					} else if a < 0 && minact-a > row.Rhs {
+						r.Lo[j], changed = 1, true
+					}
+				}
+			}
+		}
+		if !changed || time.Now().After(deadline) {
+			return
+		}
+	}
+}
+
+// Substitute removes fixed columns from rows and objective, drops rows
+// that every point in the box meets, and rewrites the rest as <= rows
+// (= rows stay) with tightened coefficients.
+func (r *Relaxation) Substitute() {
+	for j, c := range r.C {
+		if r.Lo[j] == r.Hi[j] {
+			r.Constant += c * r.Lo[j]
+			r.C[j] = 0
+		}
+	}
+	rows := make([]Row, 0, len(r.Rows))
+	for _, w := range r.Rows {
+		free := 0
+		for _, j := range w.Idx {
+			if r.Lo[j] != r.Hi[j] {
+				free++
+			}
+		}
+		// Sized exactly: the relaxation keeps its rows for the level.
+		n := Row{Op: w.Op, Rhs: w.Rhs, Idx: make([]int, 0, free), Val: make([]int64, 0, free)}
+		for k, j := range w.Idx {
+			if r.Lo[j] == r.Hi[j] {
+				n.Rhs -= w.Val[k] * r.Lo[j]
+				continue
+			}
+			n.Idx = append(n.Idx, j)
+			n.Val = append(n.Val, w.Val[k])
+		}
+		if len(n.Idx) == 0 {
+			continue
+		}
+		if n.Op == encode.EQ {
+			rows = append(rows, n)
+			continue
+		}
+		if n.Op == encode.GE {
+			n = asLE(n)[0]
+		}
+		if n, keep := tighten(n); keep {
+			rows = append(rows, n)
+		}
+	}
+	r.Rows = rows
+}
+
+// tighten applies coefficient tightening to Σ a·x <= b over binaries:
+// with z_j the literal of x_j that has a positive coefficient a'_j, a
+// coefficient larger than the row needs when z_j is true (the rest can
+// never pass b − a'_j) loses the excess, and so does b. It reports false
+// for a row that every point meets.
+func tighten(w Row) (Row, bool) {
+	n := len(w.Idx)
+	a := make([]int64, n)
+	b := w.Rhs
+	var maxact int64
+	for k, v := range w.Val {
+		if v < 0 {
+			a[k], b = -v, b-v
+		} else {
+			a[k] = v
+		}
+		maxact += a[k]
+	}
+	if maxact <= b {
+		return w, false
+	}
+	// Only a coefficient above b - (maxact - a_k) shrinks: none does when
+	// the largest does not, which is most rows (no sort, no copy).
+	if amax := slices.Max(a); maxact-amax >= b {
+		return Row{Idx: w.Idx, Val: w.Val, Op: encode.LE, Rhs: w.Rhs}, true
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	sort.SliceStable(order, func(p, q int) bool { return a[order[p]] > a[order[q]] })
+	for _, k := range order {
+		if d := b - (maxact - a[k]); d > 0 && a[k] > d {
+			a[k] -= d
+			b -= d
+			maxact -= d
+		}
+	}
+	out := Row{Idx: w.Idx, Val: make([]int64, n), Op: encode.LE, Rhs: b}
+	for k, v := range w.Val {
+		if v < 0 {
+			out.Val[k] = -a[k]
+			out.Rhs -= a[k]
+		} else {
+			out.Val[k] = a[k]
+		}
+	}
+	return out, true
+}
+
+// Separate returns lifted cover cuts that xs violates, at most one per
+// row, most violated rows first, at most max of them.
+func (r *Relaxation) Separate(xs []float64, max int) []Row {
+	type cut struct {
+		w   Row
+		vio float64
+	}
+	var cuts []cut
+	for _, w := range r.Rows {
+		if w.Op != encode.LE || len(w.Idx) < 2 {
+			continue
+		}
+		if c, vio, ok := coverCut(w, xs); ok {
+			cuts = append(cuts, cut{c, vio})
+		}
+	}
+	slices.SortStableFunc(cuts, func(p, q cut) int {
+		switch {
+		case p.vio > q.vio:
+			return -1
+		case p.vio < q.vio:
+			return 1
+		}
+		return 0
+	})
+	var out []Row
+	for k := 0; k < len(cuts) && k < max; k++ {
+		out = append(out, cuts[k].w)
+	}
+	return out
+}
+
+// coverCut finds a minimal cover of Σ a'·z <= b' (z_j = x_j, or 1 − x_j
+// where a_j < 0) greedily by (1 − z*_j)/a'_j, extends it by every item
+// at least as heavy as its heaviest, and returns Σ_E z <= |C| − 1 in x
+// when the point violates it by more than a tolerance.
+func coverCut(w Row, xs []float64) (Row, float64, bool) {
+	n := len(w.Idx)
+	a := make([]int64, n)
+	zs := make([]float64, n)
+	b := w.Rhs
+	for k, v := range w.Val {
+		xj := xs[w.Idx[k]]
+		if v < 0 {
+			a[k], b, zs[k] = -v, b-v, 1-xj
+		} else {
+			a[k], zs[k] = v, xj
+		}
+	}
+	if b < 0 {
+		return Row{}, 0, false
+	}
+	order := make([]int, n)
+	for k := range order {
+		order[k] = k
+	}
+	slices.SortStableFunc(order, func(kp, kq int) int {
+		l, r := (1-zs[kp])*float64(a[kq]), (1-zs[kq])*float64(a[kp])
+		switch {
+		case l < r:
+			return -1
+		case l > r:
+			return 1
+		}
+		return 0
+	})
+	var sum int64
+	var in []int
+	for _, k := range order {
+		if sum > b {
+			break
+		}
+		in = append(in, k)
+		sum += a[k]
+	}
+	if sum <= b {
+		return Row{}, 0, false
+	}
+	// Minimal: drop the items with the largest z* ... first the ones
+	// that still leave a cover, lightest z* gain first.
+	slices.SortStableFunc(in, func(p, q int) int {
+		switch {
+		case zs[p] < zs[q]:
+			return -1
+		case zs[p] > zs[q]:
+			return 1
+		}
+		return 0
+	})
+	var cover []int
+	for idx, k := range in {
+		if sum-a[k] > b {
+			sum -= a[k]
+			continue
+		}
+		cover = append(cover, in[idx])
+	}
+	var lhs float64
+	var heavy int64
+	inCover := make([]bool, n)
+	for _, k := range cover {
+		lhs += zs[k]
+		heavy = max(heavy, a[k])
+		inCover[k] = true
+	}
+	size := int64(len(cover))
+	if size < 1 {
+		return Row{}, 0, false
+	}
+	ext := slices.Clone(cover)
+	for k := 0; k < n; k++ {
+		if !inCover[k] && a[k] >= heavy {
+			ext = append(ext, k)
+			lhs += zs[k]
+		}
+	}
+	vio := lhs - float64(size-1)
+	if vio < 1e-4 {
+		return Row{}, 0, false
+	}
+	sort.Ints(ext)
+	c := Row{Op: encode.LE, Rhs: size - 1}
+	for _, k := range ext {
+		c.Idx = append(c.Idx, w.Idx[k])
+		if w.Val[k] < 0 { // z = 1 − x
+			c.Val = append(c.Val, -1)
+			c.Rhs--
+		} else {
+			c.Val = append(c.Val, 1)
+		}
+	}
+	return c, vio, true
+}
+
+// Nonzeros counts the rows' coefficients.
+func (r *Relaxation) Nonzeros() int {
+	nz := 0
+	for _, w := range r.Rows {
+		nz += len(w.Idx)
+	}
+	return nz
+}
+
+// Fixed is presolve's fixings as literals: they hold in every plan.
+func (r *Relaxation) Fixed() []z.Lit {
+	var out []z.Lit
+	for j, v := range r.Vars {
+		switch {
+		case r.Lo[j] == r.Hi[j] && r.Lo[j] == 1:
+			out = append(out, v.Pos())
+		case r.Lo[j] == r.Hi[j]:
+			out = append(out, v.Neg())
+		}
+	}
+	return out
+}
+
+// Holds reports whether the row holds at the 0/1 point where column c is
+// val(c).
+func (w Row) Holds(val func(c int) bool) bool {
+	var s int64
+	for k, j := range w.Idx {
+		if val(j) {
+			s += w.Val[k]
+		}
+	}
+	switch w.Op {
+	case encode.LE:
+		return s <= w.Rhs
+	case encode.GE:
+		return s >= w.Rhs
+	}
+	return s == w.Rhs
+}

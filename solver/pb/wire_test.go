@@ -1,0 +1,99 @@
+package pb
+
+import (
+	"bytes"
+	"encoding/gob"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// sendJob writes job as startPB does and reads it back as a worker does.
+func sendJob(t *testing.T, job *Job) *Job {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(job.Wire()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadJob(&buf)
+	if err != nil {
+		t.Fatalf("readJob: %v", err)
+	}
+	return got
+}
+
+func TestAJobReachesItsWorkerUnchanged(t *testing.T) {
+	job := knapsackJob()
+	job.CuttingPlanes = true
+	job.Rows = append(job.Rows, Row{Cols: []int32{2}, W: []int64{1}, Op: EQ, RHS: 1}, Row{Op: GE, RHS: -3})
+	canon := knapsackJob()
+	canon.First = true
+	job.Canon, job.CanonShift = canon, 7
+	job.Phase = []bool{true, false, true, false}
+	got := sendJob(t, job)
+	// An empty row comes back with empty, not nil, slices.
+	for k := range got.Rows {
+		if len(got.Rows[k].Cols) == 0 {
+			got.Rows[k].Cols, got.Rows[k].W = nil, nil
+		}
+	}
+	if !reflect.DeepEqual(got, job) {
+		t.Errorf("sent %+v\ngot  %+v", job, got)
+	}
+}
+
+func TestAGarbledJobIsAnErrorNotAPanic(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		garble func(w *pbWire)
+		want   string
+	}{
+		{"a column past the last", func(w *pbWire) { w.Cols[0] = 9 }, "names column 9 of 4"},
+		{"a negative column", func(w *pbWire) { w.Cols[1] = -1 }, "names column -1"},
+		{"a row past the terms", func(w *pbWire) { w.Start[1] = 7 }, "row 0 starts at 0 and ends at 7 of 6 terms"},
+		{"too few weights", func(w *pbWire) { w.W = w.W[:2] }, "6 columns and 2 weights"},
+		{"an unknown operator", func(w *pbWire) { w.Op[1] = 9 }, "row 1 has operator 9"},
+		{"an objective of another length", func(w *pbWire) { w.Obj = w.Obj[:3] }, "4 columns, 3 objective terms"},
+		{"phases of another length", func(w *pbWire) { w.Phase = []bool{true} }, "4 columns, 1 phases"},
+		{"a garbled canonical job", func(w *pbWire) { w.Canon = knapsackJob().Wire(); w.Canon.Start[0] = 1 }, "canonical pb job: row starts from 1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w := knapsackJob().Wire()
+			tc.garble(w)
+			var buf bytes.Buffer
+			if err := gob.NewEncoder(&buf).Encode(w); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ReadJob(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// FuzzReadJob: whatever reaches a worker's stdin, reading it gives a job
+// whose every column is in range, or an error; never a panic.
+func FuzzReadJob(f *testing.F) {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(knapsackJob().Wire()); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(buf.Bytes())
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		job, err := ReadJob(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		for k, r := range job.Rows {
+			if len(r.Cols) != len(r.W) {
+				t.Fatalf("row %d: %d columns, %d weights", k, len(r.Cols), len(r.W))
+			}
+			for _, c := range r.Cols {
+				if c < 0 || int(c) >= job.NCols {
+					t.Fatalf("row %d names column %d of %d", k, c, job.NCols)
+				}
+			}
+		}
+	})
+}

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package solver
-
-import "syscall"
-
-// workerAttr is nil where the kernel has no parent-death signal: there a
-// worker ends with its deadline's kill, or with the solve's context.
-func workerAttr() *syscall.SysProcAttr { return nil }

@@ -1,3 +1,0 @@
-module github.com/go-air/gini
-
-go 1.16
