@@ -75,6 +75,7 @@ Examples:
    poolsolve plan --config examples/spark-fleet/config.json --profiles examples/spark-fleet/profiles/ --policy examples/spark-fleet/pool.toml --metrics examples/spark-fleet/metrics.json --status 'examples/spark-fleet/nodes/*.status.json'
    poolsolve plan --fleet examples/spark-fleet.json --pin qwen38-27b-nvfp4=spark-node-03 --format json -o plan.json
    poolsolve plan --fleet examples/spark-fleet.json --solver greedy --time-limit 2s
+   poolsolve plan --fleet examples/spark-fleet.json --work-limit 500 --format json -o plan.json
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-03 --changes-only
    poolsolve plan --fleet examples/spark-fleet.json --cordon spark-node-02 --format svg -o plan.svg
    POOLSOLVE_FLEET=examples/spark-fleet.json poolsolve plan --verbose --color always
@@ -101,6 +102,7 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			&cli.Int64Flag{Name: "work-limit", EnvVars: envVars("work-limit"), Usage: "bound the search by `UNITS` of work instead of time (each about a millisecond of one core: SAT propagations, LP iterations and local-search moves, counted the same on every machine), so that the same inputs give the same plan on any machine and under any load, for CI that gates on the exit code; no worker processes run, and reading the inputs and writing the plan are not counted", Category: "Solver"},
 			&cli.StringFlag{Name: "solver", Value: "exact", EnvVars: envVars("solver"), Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
@@ -123,6 +125,12 @@ func runPlan(c *cli.Context) error {
 	}
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
 		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
+	}
+	if c.IsSet("work-limit") && c.Int64("work-limit") <= 0 {
+		return badInput("--work-limit %d: expected a positive number of work units", c.Int64("work-limit"))
+	}
+	if c.IsSet("work-limit") && c.IsSet("time-limit") {
+		return badInput("--work-limit and --time-limit: give one; a work limit does not read the clock")
 	}
 	textOpts, err := textOptions(c)
 	if err != nil {
@@ -148,6 +156,9 @@ func runPlan(c *cli.Context) error {
 	// a little of what is left.
 	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit, cat.Pool)
 	opts.TimeLimit = max(left, time.Millisecond)
+	if c.IsSet("work-limit") {
+		opts.WorkLimit, left = c.Int64("work-limit"), opts.TimeLimit // the clock is not read
+	}
 	var fallbacks []string
 	notSearched := left <= 0
 	if notSearched {
@@ -177,7 +188,7 @@ func runPlan(c *cli.Context) error {
 	if err != nil {
 		return errorf("solve: %w", err)
 	}
-	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted, NotSearched: notSearched, TimeLimit: limitOf(c, in)})
+	p := plan.Build(cat.Pool, res, plan.Meta{Fleet: fleetName(c), Solver: string(kind), Notes: cat.Notes, Fallbacks: fallbacks, Interrupted: interrupted, NotSearched: notSearched, TimeLimit: limitOf(c, in), WorkLimit: opts.WorkLimit})
 	var buf bytes.Buffer
 	if emit != "" {
 		format = "profile"

@@ -172,7 +172,7 @@ func (e *Encoding) l4Bound(key l4Key, k int64, maxNodes int, groups func() ([]Gr
 	g := e.openGuard(fmt.Sprintf("%s<=%d", d.m.name, kk))
 	e.family("level4-bound")
 	d.m.limit = maxNodes
-	d.m.deadline = e.Deadline
+	d.m.deadline, d.m.clock = e.Deadline, e.Clock
 	d.guards = append(d.guards, g)
 	defer e.closeGuard()
 	defer func() {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -132,6 +133,7 @@ type cnf struct {
 	// when set, is asked there too (Options.Stop).
 	stop   time.Time
 	stopFn func() bool
+	clock  *clock.Clock // what stop is read on
 	// lazy and prefixes hold the parts of the lazily named variables.
 	lazy     []lazyName
 	prefixes []string
@@ -150,6 +152,10 @@ func (c *cnf) namePrefix(p string) int32 {
 	return int32(len(c.prefixes) - 1)
 }
 
+// varCost is what a variable and its clauses stand for on a counted
+// clock: a diagram node or a rule's literal, named, with a few clauses.
+const varCost = 4 * time.Microsecond
+
 // checkStop panics with errDeadline once stop has passed; for the loops
 // of New that may run long without a new variable.
 func (c *cnf) checkStop() {
@@ -160,7 +166,7 @@ func (c *cnf) checkStop() {
 
 // stopped says whether New is past its deadline or told to stop.
 func (c *cnf) stopped() bool {
-	return !c.stop.IsZero() && time.Now().After(c.stop) || c.stopFn != nil && c.stopFn()
+	return !c.stop.IsZero() && c.clock.Now().After(c.stop) || c.stopFn != nil && c.stopFn()
 }
 
 // newLazyVar is newVar for a diagram node named prefix#layer/k.
@@ -202,8 +208,11 @@ func (c *cnf) F() z.Lit { return c.T.Not() }
 
 func (c *cnf) newVar(name string, m Meaning) z.Lit {
 	l := c.sat.Lit()
-	if l.Var()%stopEvery == 0 && c.stopped() {
-		panic(errDeadline)
+	if l.Var()%stopEvery == 0 {
+		c.clock.Charge(stopEvery * varCost)
+		if c.stopped() {
+			panic(errDeadline)
+		}
 	}
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
 	return l

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -24,6 +25,9 @@ type Options struct {
 	// with ErrDeadline too. It serves a caller that encodes before it
 	// knows its deadline (the solver encodes during its warm start).
 	Stop func() bool
+	// Clock is the time Deadline is read on; a counted clock also makes
+	// TryUnder a budget of gini's ticks (nil: the wall clock).
+	Clock *clock.Clock
 	// LinearMemory writes the memory rules as linear rows only, without
 	// their CNF diagrams (on huge pools, most of the clauses): gini's
 	// models may then break memory, so such an encoding is for the PB
@@ -55,6 +59,8 @@ type Encoding struct {
 	Linear      Linear
 	// Deadline, when set, stops level-4 diagrams from growing past it.
 	Deadline time.Time
+	// Clock is Options.Clock.
+	Clock *clock.Clock
 	// LinearMemory: memory is in the linear rows only (Options).
 	LinearMemory bool
 
@@ -178,13 +184,13 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	if p == nil {
 		return nil, ErrNilPool
 	}
-	if !opts.Deadline.IsZero() && time.Now().After(opts.Deadline) {
+	if !opts.Deadline.IsZero() && opts.Clock.Now().After(opts.Deadline) {
 		return nil, ErrDeadline
 	}
 	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
 		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline,
-		LinearMemory: opts.LinearMemory}
-	e.cnf.stop, e.cnf.stopFn = opts.Deadline, opts.Stop
+		LinearMemory: opts.LinearMemory, Clock: opts.Clock}
+	e.cnf.stop, e.cnf.stopFn, e.cnf.clock = opts.Deadline, opts.Stop, opts.Clock
 	defer func() {
 		e.cnf.stop, e.cnf.stopFn = time.Time{}, nil
 		if r := recover(); r != nil {

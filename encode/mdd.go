@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/internal/clock"
 )
 
 // Group is one layer of a weighted sum: at most one of its branches is
@@ -69,6 +70,7 @@ type mdd struct {
 	limit   int // node cap, 0 for none; build panics with errTooBig past it
 	// deadline, when set, also stops the build (checked every 1024 nodes).
 	deadline time.Time
+	clock    *clock.Clock // what deadline is read on
 }
 
 // mddRef is a node for Values: true iff groups layer.. sum to at most lo.
@@ -183,7 +185,7 @@ func (m *mdd) build(i int, k int64) (z.Lit, int64, int64) {
 		if m.limit > 0 && m.Nodes >= m.limit {
 			panic(errTooBig)
 		}
-		if m.Nodes&1023 == 0 && !m.deadline.IsZero() && time.Now().After(m.deadline) {
+		if m.Nodes&1023 == 0 && !m.deadline.IsZero() && m.clock.Now().After(m.deadline) {
 			panic(errTooBig)
 		}
 		lit = m.c.newLazyVar(m.prefix, i, k, MeanMDD)

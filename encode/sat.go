@@ -19,11 +19,36 @@ import (
 // every set in assume, within d: 1 satisfiable (Decode reads the model),
 // -1 unsatisfiable (Why names the assumptions at fault), 0 undecided.
 // The assumptions hold for this call only.
+//
+// On a counted clock (Options.Clock) d is a budget of ticks instead, at
+// what a tick of this encoding stands for (tickCost), and the ticks used
+// are charged to the clock.
 func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
+	if e.Clock.Counted() {
+		tick, call := e.tickCost()
+		e.Clock.Charge(call)
+		if d <= call {
+			return 0
+		}
+		r, used := e.TryTicks(max(1, int64((d-call)/tick)), 0, assume...)
+		e.Clock.Charge(time.Duration(max(used, 0)) * tick)
+		return r
+	}
 	for _, ms := range assume {
 		e.sat.Assume(ms...)
 	}
 	return e.sat.Try(d)
+}
+
+// tickCost is what a tick of gini's search and a call besides its ticks
+// stand for on a counted clock: a tick is 20,000 propagations, about
+// 0.5 ms on a small pool and up to 3.5 ms on a large one, whose clauses
+// are longer and colder in cache; a call sets its assumptions.
+func (e *Encoding) tickCost() (tick, call time.Duration) {
+	items := time.Duration(len(e.Lanes) + len(e.Sources))
+	tick = 500*time.Microsecond + min(3*time.Microsecond*items, 3*time.Millisecond)
+	call = 200*time.Microsecond + items*250*time.Nanosecond
+	return tick, call
 }
 
 // TickProps is how many of gini's propagations make one tick: gini

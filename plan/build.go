@@ -463,7 +463,9 @@ func levels(ls [4]solver.Level, unitMs float64) []Level {
 // later ones were minimised with it held at its value.
 func search(res *solver.Result, ls []Level, meta Meta) *Search {
 	s := &Search{Stop: string(res.Stop), Proved: []int{}}
-	if meta.TimeLimit > 0 {
+	if meta.WorkLimit > 0 {
+		s.WorkLimit = meta.WorkLimit
+	} else if meta.TimeLimit > 0 {
 		s.TimeLimit = meta.TimeLimit.String()
 	}
 	if s.Stop == "" {

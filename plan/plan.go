@@ -33,6 +33,9 @@ type Meta struct {
 	// TimeLimit is the time limit the search was given, as asked for
 	// (not as measured, so that the plan stays the same bytes).
 	TimeLimit time.Duration
+	// WorkLimit, when set, is the work limit the search had instead of
+	// a time limit (solver.Options.WorkLimit).
+	WorkLimit int64
 }
 
 // Plan is a solve's plan as data: where lanes run, how each demand source
@@ -86,6 +89,9 @@ type Search struct {
 	Stop string `json:"stop"`
 	// TimeLimit is the limit the search had, as asked for ("5s").
 	TimeLimit string `json:"timeLimit,omitempty"`
+	// WorkLimit is the work limit the search had instead (--work-limit,
+	// in solver.WorkUnit units).
+	WorkLimit int64 `json:"workLimit,omitempty"`
 	// Proved are the levels proved optimal.
 	Proved []int `json:"proved"`
 	// FirstOpen is the first level not proved optimal, 0 when all are:

@@ -414,6 +414,10 @@ func TestAPlanNotProvedSaysSoInItsFirstLinesAndTellsUnavoidableLossFromUnremoved
 			func(res *solver.Result) { res.Stop = solver.StopDeadline }, plan.Meta{TimeLimit: time.Second},
 			[]string{"NOT PROVED: the 1s time limit cut the search short. Proved optimal: coverage, external-fallback and slo; latency+churn is 412 units of 1 s, proved at least 400 units of 1 s, at most 3.0% above optimal. A longer --time-limit may do better: the bound allows latency+churn down to 400 units of 1 s."},
 			nil},
+		{"a plan cut by its work limit names the limit in units and points at --work-limit",
+			func(res *solver.Result) { res.Stop = solver.StopDeadline }, plan.Meta{TimeLimit: 5 * time.Second, WorkLimit: 250},
+			[]string{"NOT PROVED: the work limit of 250 units cut the search short. Proved optimal: coverage, external-fallback and slo; latency+churn is 412 units of 1 s, proved at least 400 units of 1 s, at most 3.0% above optimal. A longer --work-limit may do better: the bound allows latency+churn down to 400 units of 1 s."},
+			[]string{"time limit"}},
 		{"coverage not proved tells the sources proved unavoidable from those the search did not cover",
 			func(res *solver.Result) {
 				res.Stop = solver.StopDeadline

@@ -156,7 +156,9 @@ func searchLine(p *Plan) string {
 	case "not-searched":
 		fmt.Fprintf(&b, "the %s time limit ran out while the inputs were read: this is the greedy start, not searched", s.TimeLimit)
 	default:
-		if s.TimeLimit != "" {
+		if s.WorkLimit > 0 {
+			fmt.Fprintf(&b, "the work limit of %d units cut the search short", s.WorkLimit)
+		} else if s.TimeLimit != "" {
 			fmt.Fprintf(&b, "the %s time limit cut the search short", s.TimeLimit)
 		} else {
 			b.WriteString("the time limit cut the search short")
@@ -188,13 +190,17 @@ func searchLine(p *Plan) string {
 		b.WriteString(", and the levels after it are minimised with it held there")
 	}
 	b.WriteString(".")
+	limit := "--time-limit"
+	if s.WorkLimit > 0 {
+		limit = "--work-limit"
+	}
 	switch {
 	case s.OpenValue <= s.OpenBound:
-		b.WriteString(" A longer --time-limit may prove it.")
+		fmt.Fprintf(&b, " A longer %s may prove it.", limit)
 	case s.Stop == "heuristic":
 		fmt.Fprintf(&b, " --solver exact may do better: the bound allows %s down to %d%s.", name, s.OpenBound, unit)
 	default:
-		fmt.Fprintf(&b, " A longer --time-limit may do better: the bound allows %s down to %d%s.", name, s.OpenBound, unit)
+		fmt.Fprintf(&b, " A longer %s may do better: the bound allows %s down to %d%s.", limit, name, s.OpenBound, unit)
 	}
 	return b.String()
 }

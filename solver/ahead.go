@@ -35,6 +35,15 @@ func (r *run) encodeAhead() *encodeAhead {
 	// solving goroutine gives each part the run's deadline when it takes
 	// it (startPart).
 	deadline, seed, spares := r.deadline, r.opts.Seed, r.spares
+	if r.clock.Counted() {
+		// Under a work limit the search is one goroutine's: each part is
+		// encoded whole, here, with no deadline to race.
+		for pi, c := range a.parts {
+			a.xs[pi], a.errs[pi] = newExact(r, c.pool, deadline, time.Time{}, seed+uint64(pi), nil)
+			close(a.done[pi])
+		}
+		return a
+	}
 	go func() {
 		for pi, c := range a.parts {
 			stop := func() bool { return a.quit.Load() || time.Now().UnixNano() > a.by[pi].Load() }

@@ -42,7 +42,7 @@ func (x *exact) backboneFixings(r *mip.Relaxation, i int, until time.Time) (cols
 	}
 	slices.Sort(cand)
 	cand = slices.Compact(cand)
-	for len(cand) > 0 && time.Until(until) > 0 && x.run.ctx.Err() == nil {
+	for len(cand) > 0 && x.clock().Until(until) > 0 && x.run.ctx.Err() == nil {
 		// Σ flips >= 1: x_c where the incumbent has 0, 1 − x_c where 1.
 		flip := mip.Row{Op: encode.GE, Rhs: 1}
 		for _, c := range cand {
@@ -93,7 +93,7 @@ func (x *exact) fixBackbone(sr *strongResult, i int, until time.Time) {
 	for k, c := range cols {
 		n.Lo[c], n.Hi[c] = vals[k], vals[k]
 	}
-	n, ok := mip.Presolve(n, time.Now().Add(time.Second))
+	n, ok := mip.Presolve(n, x.clock().Now().Add(time.Second))
 	if !ok {
 		return // impossible for a model the incumbent meets
 	}

@@ -2,7 +2,6 @@ package solver
 
 import (
 	"math"
-	"time"
 
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
@@ -131,7 +130,7 @@ func (x *exact) closedRoot() *canonRoot {
 			x.canonRoot = c
 			return c
 		}
-		if x.run.ctx.Err() != nil || !time.Now().Before(x.run.deadline) {
+		if x.run.ctx.Err() != nil || !x.clock().Now().Before(x.run.deadline) {
 			return nil
 		}
 		// The proof's loop ran past the first solve at opt (its

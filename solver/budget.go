@@ -1,10 +1,14 @@
 package solver
 
-import "time"
+import (
+	"time"
+
+	"github.com/poolsolve/poolsolve/internal/clock"
+)
 
 // A level's techniques share the time left before its deadline. Each
 // share is written once, in shares, with its reason in terms of the
-// technique; code asks until(end, share) for the deadline it may use and
+// technique; code asks until(clock, end, share) for the deadline it may use and
 // computes no fraction of the time left itself.
 
 // share names one technique's claim on the time left.
@@ -73,9 +77,10 @@ var shares = [...]shareRule{
 // until is the deadline technique s may use before end: now plus its
 // part of the time left (at most its cap), or end less the part it
 // leaves.
-func until(end time.Time, s share) time.Time {
+func until(c *clock.Clock, end time.Time, s share) time.Time {
 	r := shares[s]
-	left := time.Until(end)
+	now := c.Now()
+	left := end.Sub(now)
 	if left <= 0 {
 		return end
 	}
@@ -86,14 +91,14 @@ func until(end time.Time, s share) time.Time {
 	if r.max > 0 {
 		d = min(d, r.max)
 	}
-	return time.Now().Add(d)
+	return now.Add(d)
 }
 
 // partOf is weight's part of the time left before end, of total: parts
 // of a pool by size, alternatives of an answer evenly, each taking its
 // part of what the ones before it left.
-func partOf(end time.Time, weight, total int) time.Duration {
-	left := time.Until(end)
+func partOf(c *clock.Clock, end time.Time, weight, total int) time.Duration {
+	left := c.Until(end)
 	if left <= 0 {
 		return 0
 	}

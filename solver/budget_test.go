@@ -27,7 +27,7 @@ func TestAShareNeverRunsPastTheDeadlineNorBeforeNow(t *testing.T) {
 			for s := range shares {
 				before := time.Now()
 				end := before.Add(tc.left)
-				got := until(end, share(s))
+				got := until(nil, end, share(s))
 				if got.After(end) {
 					t.Errorf("share %d runs %v past its deadline", s, got.Sub(end))
 				}
@@ -41,10 +41,10 @@ func TestAShareNeverRunsPastTheDeadlineNorBeforeNow(t *testing.T) {
 
 func TestACappedShareStopsAtItsCapAndALeavingShareLeavesItsPart(t *testing.T) {
 	end := time.Now().Add(time.Hour)
-	if got := time.Until(until(end, shareBackbone)); got > backboneMaxTime {
+	if got := time.Until(until(nil, end, shareBackbone)); got > backboneMaxTime {
 		t.Errorf("backbone share of an hour: %v, past its cap %v", got, backboneMaxTime)
 	}
-	if left := time.Until(end) - time.Until(until(end, sharePolishLast)); left < 7*time.Minute || left > 8*time.Minute {
+	if left := time.Until(end) - time.Until(until(nil, end, sharePolishLast)); left < 7*time.Minute || left > 8*time.Minute {
 		t.Errorf("the polish leaves %v of an hour, want an eighth", left)
 	}
 }

@@ -299,6 +299,20 @@
 // neighbourhoods, the warm start's ties, the LP's cost perturbation)
 // comes from PCG generators with fixed seeds.
 //
+// Under a work limit (Options.WorkLimit, --work-limit) every plan is the
+// same on every run, proved or not: the run reads a counted clock
+// (internal/clock) instead of the wall clock, so every deadline and
+// share above is read in work. gini's calls become budgets of its ticks
+// (encode.TryUnder), the LP charges each dual simplex iteration, the
+// Lagrangian each of its steps, local search each evaluation of a move,
+// and the encoding each variable it adds; what is not charged (presolve,
+// checks) still ends on its own. The search stays on one goroutine:
+// parts are encoded before it, no PB worker process starts, and only
+// small canonical PB jobs run, in-process and to their end. The unit
+// (WorkUnit) is about a millisecond of one core of a 2-vCPU machine: on
+// the machine of docs/benchmarks.md a 24-node pool at 40 units took
+// 34 ms, a 64-node pool at 1,000 units 1.1 s.
+//
 // What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
 // not depend on the clock at all: each gini call has a budget of
 // propagation ticks (20,000 propagations each; encode's TryTicks), and

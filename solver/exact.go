@@ -111,6 +111,9 @@ func (x *exact) levelsProved(i int) bool {
 func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, stop func() bool) (*exact, error) {
 	opts := encodeOptions(p, encodeBy)
 	opts.Stop = stop
+	if r != nil {
+		opts.Clock = r.clock
+	}
 	t := time.Now()
 	e, err := encode.New(p, opts)
 	if err != nil {
@@ -140,7 +143,7 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, 
 // try runs one gini call under the standing assumptions plus ms, capped
 // by cap and by the time left.
 func (x *exact) try(cap time.Duration, ms ...z.Lit) int {
-	left := time.Until(x.deadline)
+	left := x.clock().Until(x.deadline)
 	if err := x.run.ctx.Err(); err != nil || left <= 0 {
 		return 0
 	}
@@ -232,7 +235,7 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 	defer func() { x.deadline = share }()
 	for first := true; ; first = false {
 		r := 0
-		if first && time.Until(x.deadline) < firstTry && x.run.ctx.Err() == nil {
+		if first && x.clock().Until(x.deadline) < firstTry && x.run.ctx.Err() == nil {
 			// Late parts still get one short look: most answer at once.
 			x.calls++
 			r = x.e.TryUnder(firstTry, x.ass)
@@ -253,7 +256,7 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 			}
 			return false, nil
 		}
-		if time.Until(x.deadline) <= 0 || x.run.ctx.Err() != nil {
+		if x.clock().Until(x.deadline) <= 0 || x.run.ctx.Err() != nil {
 			if x.best.Lanes != nil {
 				return true, nil
 			}
@@ -265,12 +268,12 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 // solve runs the lexicographic loop over the four levels.
 func (x *exact) solve() error {
 	for i := range x.levels {
-		now := time.Now()
+		now := x.clock().Now()
 		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * levelShare[i]))
 		if err := x.level(i, end); err != nil {
 			return err
 		}
-		x.levels[i].Elapsed = time.Since(now)
+		x.levels[i].Elapsed = x.clock().Since(now)
 	}
 	return x.syncLevels()
 }
@@ -374,7 +377,7 @@ func (l *levelRun) lpFirst() error {
 	var pre *mip.Relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
-			x.fixBackbone(&r, i, until(end, shareBackbone))
+			x.fixBackbone(&r, i, until(x.clock(), end, shareBackbone))
 			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
@@ -435,16 +438,16 @@ func (l *levelRun) lpFirst() error {
 	// The workers have both cores: give them the first part of the level
 	// before gini builds its own diagrams.
 	if l.pw.alive() && l.gini {
-		if err := l.poll(until(end, shareWorkersFirst), true); err != nil {
+		if err := l.poll(until(x.clock(), end, shareWorkersFirst), true); err != nil {
 			return err
 		}
 	}
 	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := x.fixedSearch(until(end, shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.fixedSearch(until(x.clock(), end, shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 	}
-	l.giniEnd = until(end, shareGini)
+	l.giniEnd = until(x.clock(), end, shareGini)
 	return nil
 }
 
@@ -458,7 +461,7 @@ func (l *levelRun) branchAndCut() error {
 		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
-	proved, err := bc.Run(until(l.end, shareBranchAndCut), &l.ub)
+	proved, err := bc.Run(until(x.clock(), l.end, shareBranchAndCut), &l.ub)
 	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
@@ -502,7 +505,7 @@ func (l *levelRun) giniSearch() error {
 		g.bl, g.ok = g.b.search(l.ub - 1)
 	}
 	cap := fullTryMin
-	for g.ok && l.lb < l.ub && time.Now().Before(g.end) && x.run.ctx.Err() == nil {
+	for g.ok && l.lb < l.ub && x.clock().Now().Before(g.end) && x.run.ctx.Err() == nil {
 		next, err := l.giniTry(g, cap)
 		if err != nil {
 			return err
@@ -635,7 +638,7 @@ func (l *levelRun) giniRefuted(g *giniRun, cap time.Duration) (giniNext, error) 
 func (l *levelRun) giniLNS(g *giniRun) error {
 	x, i := l.x, l.i
 	for range 4 {
-		if !time.Now().Before(g.end) || l.lb >= l.ub || x.run.ctx.Err() != nil {
+		if !x.clock().Now().Before(g.end) || l.lb >= l.ub || x.run.ctx.Err() != nil {
 			break
 		}
 		improved, err := x.lns(i, g.end, g.bl)
@@ -662,12 +665,12 @@ func (l *levelRun) finish() error {
 		// Where gini searched, the workers get two thirds of what is left
 		// first; where it could not, local search starts at once.
 		if l.gini {
-			if err := l.poll(until(end, shareWorkersLast), true); err != nil {
+			if err := l.poll(until(x.clock(), end, shareWorkersLast), true); err != nil {
 				return err
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, until(end, sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.polish(l.pw, until(x.clock(), end, sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -695,9 +698,9 @@ func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int6
 	// untilStale, a round that gains under polishStale of the level
 	// ends it too: mending a worker's plan before the level's own
 	// search needs a round or two, and on 256x1000 each takes a second.
-	for *lb < *ub && time.Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+	for *lb < *ub && x.clock().Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		before := x.obj[x.at]
-		a := localsearch.ImproveContext(x.run.ctx, x.p, x.best, x.rng.Uint64(), end, localsearch.StaleKicks)
+		a := localsearch.ImproveOn(x.run.ctx, x.p, x.best, x.rng.Uint64(), x.clock(), end, localsearch.StaleKicks)
 		if _, err := x.acceptPolished(a); err != nil {
 			return err
 		}
@@ -767,7 +770,7 @@ var smallVars = 1000
 // and ub as they are.
 func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *BoundSource) error {
 	defer x.e.ReleaseBound()
-	for *lb < *ub && time.Now().Before(end) && x.run.ctx.Err() == nil {
+	for *lb < *ub && x.clock().Now().Before(end) && x.run.ctx.Err() == nil {
 		fixes, knap, ok := sr.fixesFor(*ub - 1)
 		if !ok {
 			*lb, *src = *ub, sr.source
@@ -776,7 +779,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		x.fixGen++
 		// Building may use a third of the time left, no more.
 		saved := x.e.Deadline
-		x.e.Deadline = until(end, shareFixingBuild)
+		x.e.Deadline = until(x.clock(), end, shareFixingBuild)
 		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
 		var kl []z.Lit
 		if ok && len(knap) > 0 {
@@ -788,7 +791,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		}
 		x.run.progress(3, x.obj, *lb)
 		lits = append(append(lits, kl...), fixes...)
-		switch x.tryUntil(end, time.Until(end), lits...) {
+		switch x.tryUntil(end, x.clock().Until(end), lits...) {
 		case 1:
 			if _, err := x.decodeSAT(); err != nil {
 				return err
@@ -864,7 +867,7 @@ func (b *bounder) refine() bool {
 }
 
 func (x *exact) tryUntil(end time.Time, cap time.Duration, ms ...z.Lit) int {
-	left := time.Until(end)
+	left := x.clock().Until(end)
 	if left <= 0 {
 		return 0
 	}

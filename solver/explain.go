@@ -42,7 +42,7 @@ func core(e *encode.Encoding, fixed []z.Lit, set []named, deadline time.Time) []
 		all = append(all, i)
 	}
 	solve := func(sub []int) (int, []int) {
-		left := time.Until(deadline)
+		left := e.Clock.Until(deadline)
 		if left <= 0 {
 			return 0, nil
 		}
@@ -384,7 +384,7 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 	// An interrupted solve (its context cancelled) gives the static
 	// reasons at once: the deadline is no bound on it.
 	if !r.tooBig && r.ctx.Err() == nil {
-		whole, err = encode.New(p, encode.Options{Deadline: end})
+		whole, err = encode.New(p, encode.Options{Deadline: end, Clock: r.clock})
 	}
 	var out []Explanation
 	if err != nil {

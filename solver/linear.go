@@ -73,8 +73,8 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 	defer pw.stop()
 	var lb, ub int64 = 0, math.MaxInt64 / 4
 	var src BoundSource
-	for x.best.Lanes == nil && pw.alive() && time.Now().Before(x.run.deadline) {
-		if err := x.pollPB(pw, time.Now().Add(20*time.Millisecond), true, &lb, &ub, &src); err != nil {
+	for x.best.Lanes == nil && pw.alive() && x.clock().Now().Before(x.run.deadline) {
+		if err := x.pollPB(pw, x.clock().Now().Add(20*time.Millisecond), true, &lb, &ub, &src); err != nil {
 			return false, err
 		}
 	}
@@ -93,8 +93,11 @@ func (x *exact) solveLinear() error {
 	// time stands for it (256x1000: encoded in 0.2-0.25 s beside the warm
 	// start's local search, presolved in 0.1-0.14 s).
 	presolveTook := x.encodeTook / 2
+	if x.clock().Counted() {
+		presolveTook = 0 // wall time: no part of a counted search
+	}
 	for i := range x.levels {
-		now := time.Now()
+		now := x.clock().Now()
 		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * linearShare[i]))
 		x.at = i
 		lv := &x.levels[i]
@@ -113,13 +116,13 @@ func (x *exact) solveLinear() error {
 		// At a 2 s limit 256x1000-tight's level 4 started with less
 		// than a presolve's time left ran 0.1-0.2 s past the limit, and
 		// at 1 s one started with less than twice that, 0.03-0.12 s.
-		if lb < ub && time.Until(end) > 2*presolveTook {
+		if lb < ub && x.clock().Until(end) > 2*presolveTook {
 			if err := x.linearLevel(i, end, &lb, &ub, &src, &presolveTook); err != nil {
 				return err
 			}
 		}
 		x.settle(i, lb, x.obj[i], src)
-		lv.Elapsed = time.Since(now)
+		lv.Elapsed = x.clock().Since(now)
 	}
 	return x.syncLevels()
 }
@@ -128,14 +131,14 @@ func (x *exact) solveLinear() error {
 // bound (relax) is computed beside them, and its reduced-cost fixings
 // restart the clause-learning worker.
 func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSource, presolveTook *time.Duration) error {
-	t := time.Now()
+	t := x.clock().Now()
 	r, ok := presolved(x, i, end)
-	*presolveTook = time.Since(t)
+	*presolveTook = x.clock().Since(t)
 	if !ok {
 		return nil
 	}
 	if i == 3 {
-		x.fixBackbone(&r, i, until(end, shareBackbone))
+		x.fixBackbone(&r, i, until(x.clock(), end, shareBackbone))
 	}
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
@@ -159,7 +162,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		// level alone: local search mends the later levels in moments
 		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
 		// from greedy and its search).
-		polishEnd := until(end, shareMend)
+		polishEnd := until(x.clock(), end, shareMend)
 		var err error
 		if early && i < 3 {
 			err = x.polishBeside(pw, polishEnd, lb, ub, src)
@@ -217,7 +220,7 @@ func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, eac
 		if sr.bound > *lb {
 			*lb, *src = min(sr.bound, *ub), sr.source
 		}
-		if *lb < *ub && *pw != nil && time.Until(end) > fixingsMinLeft {
+		if *lb < *ub && *pw != nil && x.clock().Until(end) > fixingsMinLeft {
 			(*pw).withLP(&sr, *ub)
 		}
 	}
@@ -236,7 +239,7 @@ const fixingsMinLeft = 250 * time.Millisecond
 // their search does not.
 func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	if i == 3 {
-		if err := x.pollPB(pw, until(end, shareFinalQuarter), true, lb, ub, src); err != nil {
+		if err := x.pollPB(pw, until(x.clock(), end, shareFinalQuarter), true, lb, ub, src); err != nil {
 			return err
 		}
 		if err := x.polish(pw, end, false, lb, ub, src); err != nil {
@@ -264,7 +267,7 @@ const besideGain = 0.001
 func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, src *BoundSource) error {
 	// Rounds of a second at most, while each gains besideGain or more,
 	// until the last quarter of the level (the final polish's).
-	polishEnd := until(end, shareFinalQuarter)
+	polishEnd := until(x.clock(), end, shareFinalQuarter)
 	mended := x.mend(x.run.ctx, polishEnd, besideGain)
 	// The worker starts once the mending is done, below the level-3
 	// plan all the same: it descends from there, and on 256x1000-tight
@@ -298,6 +301,12 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 		}
 		return nil
 	}
+	if x.clock().Counted() {
+		// One goroutine at a time reads a counted clock.
+		if err := take(true); err != nil {
+			return err
+		}
+	}
 	if err := x.levelLP(i, r, end, &pw, take, lb, ub, src); err != nil {
 		return err
 	}
@@ -314,8 +323,8 @@ func (x *exact) mend(ctx context.Context, end time.Time, gain float64) <-chan mo
 	obj := x.obj // from's
 	go func() {
 		best := from
-		for k := uint64(0); time.Now().Before(end) && ctx.Err() == nil; k++ {
-			roundEnd := time.Now().Add(linearPolishMax)
+		for k := uint64(0); x.clock().Now().Before(end) && ctx.Err() == nil; k++ {
+			roundEnd := x.clock().Now().Add(linearPolishMax)
 			if roundEnd.After(end) {
 				roundEnd = end
 			}
@@ -359,7 +368,7 @@ func (x *exact) polishBeside(pw *pbLevel, end time.Time, lb, ub *int64, src *Bou
 		if !pw.alive() { // the workers ended without a proof
 			return x.takePolished(<-mended, ub)
 		}
-		if err := x.pollPB(pw, time.Now().Add(10*time.Millisecond), true, lb, ub, src); err != nil {
+		if err := x.pollPB(pw, x.clock().Now().Add(10*time.Millisecond), true, lb, ub, src); err != nil {
 			return err
 		}
 	}

@@ -53,7 +53,10 @@ type pbJobState struct {
 
 // startPB starts the portfolio on level i below cutoff.
 func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *pbLevel {
-	if start := time.Duration(sr.rel.Nonzeros()) * pbStartPerNonzero; time.Until(end) < 2*start {
+	if x.clock().Counted() {
+		return nil // worker processes answer by the wall clock
+	}
+	if start := time.Duration(sr.rel.Nonzeros()) * pbStartPerNonzero; x.clock().Until(end) < 2*start {
 		return nil // it would search for less time than it takes to start
 	}
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pb.Msg, 256),
@@ -222,12 +225,12 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 	for w.alive() && *lb < *ub {
 		var m pb.Msg
 		if block {
-			if !time.Now().Before(end) {
+			if !x.clock().Now().Before(end) {
 				return nil
 			}
 			// Wake every pbPoll to report progress while the workers
 			// search (the bench's trace draws it).
-			t := time.NewTimer(min(time.Until(end), pbPoll))
+			t := time.NewTimer(min(x.clock().Until(end), pbPoll))
 			select {
 			case m = <-w.out:
 				t.Stop()
@@ -295,7 +298,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 // are dropped (the level is proved).
 func (x *exact) awaitCanon(w *pbLevel, id int) {
 	run := w.runs[id]
-	t := time.NewTimer(time.Until(x.run.deadline))
+	t := time.NewTimer(x.clock().Until(x.run.deadline))
 	defer t.Stop()
 	for {
 		select {
@@ -440,6 +443,16 @@ func (x *exact) firstModel(job *pb.Job, until time.Time) ([]bool, bool) {
 // none is true only when the search ended without one, never when time
 // or the run ran out.
 func (x *exact) firstAnswer(job *pb.Job, until time.Time) (m []bool, none bool) {
+	if x.clock().Counted() {
+		// Under a work limit only a small job is searched, here and to
+		// its end: gophersat cannot be stopped by work.
+		if job.Nonzeros() >= canonInProcessNonzeros {
+			return nil, false
+		}
+		var m []bool
+		_, got, err := pb.Search(job, func(a pb.Answer) error { m = a.Model; return nil })
+		return m, !got && err == nil
+	}
 	if job.Nonzeros() < canonInProcessNonzeros {
 		type answer struct {
 			m   []bool
@@ -451,7 +464,7 @@ func (x *exact) firstAnswer(job *pb.Job, until time.Time) (m []bool, none bool) 
 			_, got, err := pb.Search(job, func(a pb.Answer) error { m = a.Model; return nil })
 			done <- answer{m, got || err != nil}
 		}()
-		t := time.NewTimer(time.Until(until))
+		t := time.NewTimer(x.clock().Until(until))
 		defer t.Stop()
 		select {
 		case a := <-done:
@@ -535,8 +548,8 @@ func (c *canonAhead) plan(x *exact) (model.Assignment, bool) {
 const canonAheadMaxVars = 20000
 
 // workers says how this process's solves run their PB workers.
-func workers() Workers {
-	if pb.Served() {
+func (r *run) workers() Workers {
+	if pb.Served() && !r.clock.Counted() {
 		return WorkersProcesses
 	}
 	return WorkersNone

@@ -16,7 +16,9 @@ import (
 // mirror, with the assumptions true and the earlier levels at the
 // incumbent's values (they are frozen there).
 func newRelaxation(x *exact, i int) *mip.Relaxation {
-	return mip.NewRelaxation(x.e, x.obj, x.e.Linear.Assumed, i)
+	r := mip.NewRelaxation(x.e, x.obj, x.e.Linear.Assumed, i)
+	r.Clock = x.clock()
+	return r
 }
 
 // presolvedRelaxation is level i's model presolved by deadline: bounds
@@ -194,10 +196,10 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 		stop = func() bool { return x.run.ctx.Err() != nil || until != nil && until() }
 		interrupt = func() bool { return x.run.ctx.Err() != nil || hard != nil && hard() }
 	}
-	if time.Until(end) < 50*time.Millisecond {
+	if x.clock().Until(end) < 50*time.Millisecond {
 		return out, false
 	}
-	deadline := until(end, shareStrongLP)
+	deadline := until(x.clock(), end, shareStrongLP)
 	var r *mip.Relaxation
 	if pre != nil {
 		r = pre.Clone()
@@ -248,9 +250,9 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 	// from other rows in each run and took 23,000-32,000 iterations to
 	// its root and 3-8 s to its first round; without them the LP takes
 	// the same path in every run.
-	deadline = until(end, shareSparseLP)
+	deadline = until(x.clock(), end, shareSparseLP)
 	triedLP := false
-	if time.Until(deadline) >= lgSkipLeft {
+	if x.clock().Until(deadline) >= lgSkipLeft {
 		// Time enough for the LP: its duals bound the level wherever it
 		// stops, better than the ascent's (see lgSkipLeft).
 		sp := x.sparseBound(out, i, r, offset, deadline, stop, interrupt)
@@ -259,7 +261,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 		}
 		triedLP = true // it failed early: the ascent's bound, then
 	}
-	lgEnd := until(deadline, shareLagrangian)
+	lgEnd := until(x.clock(), deadline, shareLagrangian)
 	lg := mip.NewLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
 	res, ok := lg.Ascend(float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)
@@ -271,7 +273,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 		out.bound = int64(math.Ceil(res.Bound-1e-6)) + offset
 		out.rounds = 1
 	}
-	if triedLP || time.Until(deadline) < sparseLateMin || stop != nil && stop() || ok && out.bound >= cutoff+1 {
+	if triedLP || x.clock().Until(deadline) < sparseLateMin || stop != nil && stop() || ok && out.bound >= cutoff+1 {
 		return out, true
 	}
 	if sp := x.sparseBound(out, i, r, offset, deadline, stop, interrupt); !sp.noLP && (out.noLP || sp.lp > out.lp) {

@@ -118,6 +118,10 @@ type Stats struct {
 	TimeTotal   time.Duration `json:"-"`
 }
 
+// WorkUnit is what a unit of Options.WorkLimit stands for: about a
+// millisecond of search on one core of a 2-vCPU machine.
+const WorkUnit = time.Millisecond
+
 // Workers says how the exact solver ran its pseudo-boolean workers.
 type Workers string
 
@@ -157,6 +161,14 @@ type Options struct {
 	// TimeLimit bounds the whole solve; the best plan found by then is
 	// returned. Zero means 5 s.
 	TimeLimit time.Duration
+	// WorkLimit, when positive, bounds the solve by work instead of time:
+	// WorkLimit units (WorkUnit each) of gini's ticks, LP iterations and
+	// local-search moves, each charged at what it costs on one core of a
+	// 2-vCPU machine. The plan then depends on the pool, the seed and
+	// the work limit only: the same on any machine, under any load
+	// (TimeLimit and ctx's deadline are not read; cancelling ctx still
+	// stops it). The search runs in this goroutine, without PB workers.
+	WorkLimit int64
 	// Seed seeds every random choice (LNS neighbourhoods, local search).
 	Seed uint64
 	// Progress, if set, is called from the solving goroutine.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
 	"github.com/poolsolve/poolsolve/solver/pb"
@@ -39,6 +40,9 @@ type run struct {
 	trace    tracer
 	limit    time.Duration
 	deadline time.Time
+	// clock is what the search reads its deadlines on: nil, the wall
+	// clock, or counted under a work limit (Options.WorkLimit).
+	clock    *clock.Clock
 	first    time.Time
 	lastProg time.Time
 	// objs are the parts' current objectives; cur is the part being solved.
@@ -104,9 +108,11 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	defer func() { ahead.abandon() }()
 	afterGreedy := func() {}
 	if !r.greedy() {
-		r.trace.f("pb workers: %s", workers())
-		r.spares = pb.NewSpares()
-		defer r.spares.Close()
+		r.trace.f("pb workers: %s", r.workers())
+		if !r.clock.Counted() {
+			r.spares = pb.NewSpares()
+			defer r.spares.Close()
+		}
 		// The parts are encoded while local search improves the greedy
 		// plan, not during the greedy pass: beside it the encoding
 		// slowed it by 60% on 256x1000, and it is the whole warm start
@@ -118,7 +124,7 @@ func Solve(ctx context.Context, p *model.Pool, opts Options) (*Result, error) {
 	// solver's when less time is left than the warm start took (256x1000
 	// at a 1 s limit from process start: cutting the pool into parts and
 	// checking them again cost 125-200 ms past the limit).
-	if warmRep.Valid && (r.greedy() || time.Until(r.deadline) < time.Since(r.start)) {
+	if warmRep.Valid && (r.greedy() || r.clock.Until(r.deadline) < r.clock.Since(r.start)) {
 		return r.warmResult(warm, warmRep), nil
 	}
 	if ahead == nil {
@@ -154,7 +160,17 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 	if limit <= 0 {
 		limit = DefaultTimeLimit
 	}
+	if opts.WorkLimit < 0 {
+		return nil, fmt.Errorf("solver: negative work limit %d", opts.WorkLimit)
+	}
 	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now(), limit: limit}
+	if opts.WorkLimit > 0 {
+		r.limit = time.Duration(opts.WorkLimit) * WorkUnit
+		r.clock = clock.Counted(r.start)
+		r.deadline = r.start.Add(r.limit - explainGrace(r.limit))
+		r.trace = newTracer(opts.Trace, r.start)
+		return r, nil
+	}
 	r.trace = newTracer(opts.Trace, r.start)
 	// The search stops early enough for what follows it to fit in the
 	// limit: gini overshoots a Try by up to one propagation tick, then come
@@ -173,7 +189,7 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 func (r *run) staticExplanations() {
 	r.tooBig = true
 	d := r.start.Add(r.limit - mergeGrace(r.limit))
-	if cd, ok := r.ctx.Deadline(); ok && cd.Before(d) {
+	if cd, ok := r.ctx.Deadline(); ok && cd.Before(d) && !r.clock.Counted() {
 		d = cd
 	}
 	if d.After(r.deadline) {
@@ -200,10 +216,10 @@ func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 		warmEnd = r.deadline
 	}
 	warm := localsearch.Greedy(p, seed)
-	if time.Now().Before(warmEnd) {
+	if r.clock.Before(warmEnd) {
 		afterGreedy()
 	}
-	warm = localsearch.ImproveContext(ctx, p, warm, seed, warmEnd, warmKicks(r.greedy()))
+	warm = localsearch.ImproveOn(ctx, p, warm, seed, r.clock, warmEnd, warmKicks(r.greedy()))
 	warmRep := eval.Check(p, warm)
 	r.trace.f("warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
@@ -216,13 +232,13 @@ func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 	if warmMax.After(r.deadline) {
 		warmMax = r.deadline
 	}
-	for round := uint64(1); !warmRep.Valid && time.Now().Before(warmMax) && ctx.Err() == nil; round++ {
-		end := time.Now().Add(max(r.limit/20, 50*time.Millisecond))
+	for round := uint64(1); !warmRep.Valid && r.clock.Before(warmMax) && ctx.Err() == nil; round++ {
+		end := r.clock.Now().Add(max(r.limit/20, 50*time.Millisecond))
 		if end.After(warmMax) {
 			end = warmMax
 		}
 		before := len(warmRep.Violations)
-		warm = localsearch.ImproveContext(ctx, p, warm, seed+round, end, localsearch.StaleKicks)
+		warm = localsearch.ImproveOn(ctx, p, warm, seed+round, r.clock, end, localsearch.StaleKicks)
 		warmRep = eval.Check(p, warm)
 		if len(warmRep.Violations) >= before {
 			break
@@ -236,10 +252,10 @@ func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 
 // warmResult answers with the valid warm plan, unsearched.
 func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
-	res := heuristicResult(r.pool, warm, warmRep, r.deadline)
+	res := heuristicResult(r.pool, warm, warmRep, r.clock, r.deadline)
 	res.Stats.Components = 1
 	if !r.greedy() {
-		res.Stats.Solver, res.Stats.Workers = Exact, workers()
+		res.Stats.Solver, res.Stats.Workers = Exact, r.workers()
 	}
 	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
 	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
@@ -268,7 +284,7 @@ type partSearch struct {
 
 func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSearch {
 	s := &partSearch{r: r, warm: warm, parts: ahead.parts, ahead: ahead,
-		res:      &Result{Stats: Stats{Solver: Exact, Components: len(ahead.parts), Workers: workers()}},
+		res:      &Result{Stats: Stats{Solver: Exact, Components: len(ahead.parts), Workers: r.workers()}},
 		xs:       make([]*exact, len(ahead.parts)),
 		warmOnly: make([]*eval.Report, len(ahead.parts)),
 	}
@@ -364,7 +380,7 @@ func (s *partSearch) searchParts() error {
 			continue
 		}
 		s.r.cur = pi
-		share := partOf(s.r.deadline, s.parts[pi].size, sizeLeft)
+		share := partOf(s.r.clock, s.r.deadline, s.parts[pi].size, sizeLeft)
 		sizeLeft -= s.parts[pi].size
 		if err := s.searchPart(pi, x, share); err != nil {
 			return err
@@ -376,7 +392,7 @@ func (s *partSearch) searchParts() error {
 // searchPart runs part pi's level search for share, then makes its plan
 // canonical.
 func (s *partSearch) searchPart(pi int, x *exact, share time.Duration) error {
-	x.deadline = time.Now().Add(max(share, 0))
+	x.deadline = s.r.clock.Now().Add(max(share, 0))
 	x.e.Deadline = x.deadline
 	if s.r.greedy() {
 		x.heuristicLevels()
@@ -434,10 +450,10 @@ func allProved(l Level) bool { return l.Status == Optimal }
 
 // heuristicResult reports a heuristic plan: nothing proved, the trivial
 // bound of each level (what no decision changes) as its lower bound.
-func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, deadline time.Time) *Result {
+func heuristicResult(p *model.Pool, a model.Assignment, rep eval.Report, c *clock.Clock, deadline time.Time) *Result {
 	res := &Result{Assignment: a, Objective: rep.Objective, Stats: Stats{Solver: Greedy}}
 	var offs [4]int64
-	if e, err := encode.New(p, encode.Options{Deadline: deadline}); err == nil {
+	if e, err := encode.New(p, encode.Options{Deadline: deadline, Clock: c}); err == nil {
 		for i := range offs {
 			offs[i] = e.Offset(i)
 		}
@@ -505,7 +521,7 @@ func (x *exact) canonicalize() {
 			return
 		}
 	}
-	left := time.Until(x.run.deadline)
+	left := x.clock().Until(x.run.deadline)
 	if left <= 0 || x.run.ctx.Err() != nil {
 		return
 	}
@@ -526,7 +542,7 @@ func (x *exact) canonicalize() {
 	}
 	until := x.run.deadline
 	if !closeLP {
-		until = time.Now().Add(left / 2) // branch and cut gets the rest
+		until = x.clock().Now().Add(left / 2) // branch and cut gets the rest
 	}
 	if a, ok := x.canonicalPB(until); ok {
 		x.best = a
@@ -548,11 +564,11 @@ const canonLPGap = 0.1
 // the level-4 diagram capped at maxNodes; false when it did not replace
 // the incumbent.
 func (x *exact) canonicalSAT(maxNodes int) bool {
-	left := time.Until(x.run.deadline)
+	left := x.clock().Until(x.run.deadline)
 	if left <= 0 || x.e.LinearMemory {
 		return false // gini's models could break memory in a linear-memory part
 	}
-	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline})
+	e, err := encode.New(x.p, encode.Options{Deadline: x.run.deadline, Clock: x.clock()})
 	if err != nil {
 		return false
 	}
@@ -566,7 +582,7 @@ func (x *exact) canonicalSAT(maxNodes int) bool {
 		return false // too large to pin down exactly at this cap
 	}
 	x.calls++
-	if e.TryUnder(time.Until(x.run.deadline), e.AssumptionLits(), l4) != 1 {
+	if e.TryUnder(x.clock().Until(x.run.deadline), e.AssumptionLits(), l4) != 1 {
 		return false
 	}
 	a := e.Decode()

@@ -5,6 +5,8 @@ import (
 	"io"
 	"sync"
 	"time"
+
+	"github.com/poolsolve/poolsolve/internal/clock"
 )
 
 // tracer writes one line per search event (level times, worker answers,
@@ -50,6 +52,15 @@ func (x *exact) tracer() tracer {
 		return tracer{}
 	}
 	return x.run.trace
+}
+
+// clock is the run's clock: nil, the wall clock, for parts built without
+// a run (tests) and for runs bounded by time.
+func (x *exact) clock() *clock.Clock {
+	if x.run == nil {
+		return nil
+	}
+	return x.run.clock
 }
 
 // options are the run's options; the zero value for parts built without

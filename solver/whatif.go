@@ -580,7 +580,7 @@ func (s *replanSearch) warm(sc Scenario) error {
 	if s.m != nil {
 		warm = s.improve(warm, s.w.seed, max(s.m.left/10, s.w.warmWork()))
 	} else {
-		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, until(s.deadline, shareScenarioWarm), exactWarmKicks)
+		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, until(nil, s.deadline, shareScenarioWarm), exactWarmKicks)
 	}
 	return s.accept(warm, false)
 }
@@ -826,7 +826,7 @@ func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, Bound
 	if i == 3 && lb < s.enc[i] && s.searching(end) {
 		lpEnd := s.deadline
 		if s.m == nil {
-			lpEnd = until(end, shareScenarioLP)
+			lpEnd = until(nil, end, shareScenarioLP)
 		}
 		if b, ok := s.lpBound(lpEnd); ok && b > lb {
 			lb, src = b, BoundLP

@@ -248,7 +248,7 @@ func (k *asker) try(ms []z.Lit) int {
 		k.work.spend(k.work.ask)
 		return k.work.sat(k.e, forTime(explainTry), k.fixed, ms)
 	}
-	left := time.Until(k.deadline)
+	left := k.e.Clock.Until(k.deadline)
 	if left <= 0 {
 		return 0
 	}
@@ -729,7 +729,7 @@ func (w *WhatIf) alternatives(ctx context.Context, ans *LaneAnswer, v *model.Var
 		scs = append(scs, Scenario{Lanes: []model.LaneChoice{{Variant: v.ID, Nodes: pl.Nodes, Devices: pl.Devices}}})
 	}
 	for i := range alts {
-		end := time.Now().Add(partOf(deadline, 1, len(alts)-i))
+		end := time.Now().Add(partOf(nil, deadline, 1, len(alts)-i))
 		r, err := w.Replan(ctx, scs[i], end)
 		switch {
 		case errors.Is(err, ErrNoPlan):

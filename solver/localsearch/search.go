@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -46,10 +47,27 @@ func ImproveContext(ctx context.Context, p *model.Pool, a model.Assignment, seed
 // before its own end or the budget did (the plan may then differ between
 // runs).
 func ImproveChecks(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
+	return improve(ctx, p, a, seed, nil, deadline, stale, maxChecks)
+}
+
+// ImproveOn is ImproveContext against clk's time: a counted clock is
+// charged for each evaluation of a move, so the search ends at the same
+// move on every machine.
+func ImproveOn(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
+	out, _, _ := improve(ctx, p, a, seed, clk, deadline, stale, 0)
+	return out
+}
+
+func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
-	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx, maxChecks: maxChecks}
+	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx, maxChecks: maxChecks, clk: clk}
+	if clk.Counted() {
+		// An evaluation re-derives the routes of the sources a move
+		// touches: a few microseconds, more on a large pool.
+		ls.checkCost = time.Duration(2000+(len(pr.vars)+len(pr.srcs))/8) * time.Nanosecond
+	}
 	ls.run()
 	return ls.result(p, a), ls.checks, ls.clock
 }
@@ -71,10 +89,14 @@ type lsSearch struct {
 	rng      *rand.Rand
 	deadline time.Time
 	ctx      context.Context
-	queue    []int
-	queued   []bool
-	stopped  bool
-	checks   int
+	// clk is the time the deadline is read on, charged checkCost for
+	// each evaluation when it is counted.
+	clk       *clock.Clock
+	checkCost time.Duration
+	queue     []int
+	queued    []bool
+	stopped   bool
+	checks    int
 	// maxChecks, when positive, stops the search after that many
 	// evaluations; clock is set when the deadline or ctx stopped it.
 	maxChecks int
@@ -92,10 +114,15 @@ func (ls *lsSearch) timeUp() bool {
 	ls.checks++
 	if ls.maxChecks > 0 && ls.checks >= ls.maxChecks {
 		ls.stopped = true
-	} else if ls.checks%32 == 0 && (!ls.deadline.IsZero() && time.Now().After(ls.deadline) || ls.ctx.Err() != nil) {
+	} else if ls.checks%32 == 0 && (!ls.deadline.IsZero() && ls.pastDeadline() || ls.ctx.Err() != nil) {
 		ls.stopped, ls.clock = true, true
 	}
 	return ls.stopped
+}
+
+func (ls *lsSearch) pastDeadline() bool {
+	ls.clk.Charge(32 * ls.checkCost)
+	return ls.clk.Now().After(ls.deadline)
 }
 
 func (ls *lsSearch) push(vi int) {

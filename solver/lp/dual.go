@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"time"
+
+	"github.com/poolsolve/poolsolve/internal/clock"
 )
 
 // Row is lo <= Σ val[k]·x[idx[k]] <= hi; ±Inf leaves a side open.
@@ -109,6 +111,9 @@ type State struct {
 	tauFill float64
 	// Stop, when set, is asked with the deadline: true ends Solve with Limit.
 	Stop func() bool
+	// Clock is the time Solve reads against its deadline; a counted one
+	// is charged iterCost for each iteration (nil: the wall clock).
+	Clock *clock.Clock
 
 	rho, col, tau, flipv *svec
 	// tab, tabIdx and tabVal are TableauMultipliers' scratch.
@@ -458,6 +463,13 @@ func (s *State) check(p int) {
 	}
 }
 
+// iterCost is what an iteration stands for on a counted clock: its
+// pricing, ratio test and update each pass over the rows, and the
+// factor's etas grow with them.
+func (s *State) iterCost() time.Duration {
+	return time.Duration(300+20*s.m) * time.Nanosecond
+}
+
 // Solve runs the dual simplex until optimal, infeasible, the deadline
 // or maxIter iterations (0: no cap).
 func (s *State) Solve(deadline time.Time, maxIter int) Status {
@@ -473,8 +485,11 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 			s.recompute()
 			s.stale = false
 		}
-		if (s.iters-start)%clockEvery == 0 && (time.Now().After(deadline) || s.Stop != nil && s.Stop()) {
-			return Limit
+		if (s.iters-start)%clockEvery == 0 {
+			s.Clock.Charge(clockEvery * s.iterCost())
+			if s.Clock.Now().After(deadline) || s.Stop != nil && s.Stop() {
+				return Limit
+			}
 		}
 		if maxIter > 0 && s.iters-start >= maxIter {
 			return Limit

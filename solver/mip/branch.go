@@ -129,7 +129,7 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 				return false, err
 			}
 		}
-		if !time.Now().Before(end) {
+		if !st.Clock.Before(end) {
 			return false, nil
 		}
 		b.Nodes++

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/internal/clock"
 )
 
 // The Lagrangian bound, for presolved models too large for the dense
@@ -49,12 +50,13 @@ type Lagrangian struct {
 	exact  []bool
 	inGrp  []int // column's group, or −1
 	free   []bool
+	clock  *clock.Clock // the relaxation's
 }
 
 // NewLagrangian splits r's rows into groups and relaxed rows.
 func NewLagrangian(r *Relaxation) *Lagrangian {
 	n := len(r.Vars)
-	lg := &Lagrangian{C: make([]float64, n), inGrp: make([]int, n), free: make([]bool, n)}
+	lg := &Lagrangian{C: make([]float64, n), inGrp: make([]int, n), free: make([]bool, n), clock: r.Clock}
 	for j := range n {
 		lg.C[j] = float64(r.C[j])
 		lg.inGrp[j] = -1
@@ -290,8 +292,12 @@ func (lg *Lagrangian) Ascend(proves float64, target func() float64, deadline tim
 	var bestD []float64
 	theta, stale := 1.0, 0
 	for it := 0; ; it++ {
-		if it%8 == 0 && (time.Now().After(deadline) || stop != nil && stop()) {
-			break
+		if it%8 == 0 {
+			// An iteration evaluates every column and relaxed row once.
+			lg.clock.Charge(8 * time.Duration(100+10*(n+len(lg.Rows))) * time.Nanosecond)
+			if lg.clock.Now().After(deadline) || stop != nil && stop() {
+				break
+			}
 		}
 		val, mag := lg.Eval(u, d, x)
 		if math.IsNaN(val) || math.IsInf(val, 0) {

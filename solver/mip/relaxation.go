@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 )
 
@@ -61,6 +62,9 @@ type Relaxation struct {
 	Constant int64          // objective of the columns fixed before the LP
 	Dead     bool           // a row holds for no point in the box
 	Assumed  map[z.Var]bool // the assumptions, true, substituted out
+	// Clock is the time Propagate and the LPs built from the relaxation
+	// read (nil: the wall clock).
+	Clock *clock.Clock
 }
 
 // Clone is r for a second user that adds rows (the cut loop): the rows
@@ -297,7 +301,7 @@ func (r *Relaxation) Propagate(deadline time.Time) {
 				}
 			}
 		}
-		if !changed || time.Now().After(deadline) {
+		if !changed || r.Clock.Now().After(deadline) {
 			return
 		}
 	}

@@ -121,6 +121,7 @@ func NewCutLoop(r *Relaxation) (*CutLoop, bool) {
 	if err != nil {
 		return nil, false
 	}
+	st.Clock = r.Clock
 	cl := &CutLoop{R: r, St: st, Rows: append([]Row(nil), r.Rows...), nOrig: len(r.Rows), caps: smallCaps, Best: math.Inf(-1),
 		fr: make([]FloatRow, 0, len(r.Rows)), fc: make([]float64, n)}
 	for _, w := range r.Rows {
@@ -217,7 +218,7 @@ func (cl *CutLoop) Run(deadline time.Time, stop func() bool, onBound func(float6
 				return
 			}
 			cl.Resumable = true
-			if time.Now().After(deadline) || (stop != nil && stop()) {
+			if cl.St.Clock.Now().After(deadline) || (stop != nil && stop()) {
 				return
 			}
 		}
