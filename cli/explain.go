@@ -55,6 +55,7 @@ func explainCommand() *cli.Command {
 			&cli.StringFlag{Name: "node", Usage: "explain why the runtime named is or is not on `NODE`"},
 			formatFlag(),
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "bound the plan's solve by `DURATION`", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			workLimitFlag("the plan's solve"),
 			&cli.DurationFlag{Name: "explain-limit", Value: answer.DefaultExplainLimit, EnvVars: envVars("explain-limit"), Usage: "bound the weighing of every option by `DURATION`", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the answer to `FILE` (atomically) instead of stdout", TakesFile: true},
@@ -80,6 +81,9 @@ func runExplain(c *cli.Context) error {
 		if c.IsSet(f) && c.Duration(f) <= 0 {
 			return badInput("--%s %s: expected a positive duration", f, c.Duration(f))
 		}
+	}
+	if err := checkWorkLimit(c); err != nil {
+		return err
 	}
 	subject := c.Args().First()
 	in, cat, err := buildCatalog(c, nil)

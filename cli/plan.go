@@ -102,7 +102,7 @@ func planCommand() *cli.Command {
 			&cli.StringFlag{Name: "color", Value: "auto", EnvVars: envVars("color"), Usage: "colour the text `WHEN`: auto (on a terminal, unless NO_COLOR is set), always or never"},
 			&cli.BoolFlag{Name: "verbose", Aliases: []string{"v"}, Usage: "text: also each domain's admission rule and each level's lower bound and its source"},
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "return the best plan found within `DURATION` of the process start, reading the inputs included; a limit spent before the search starts gives the greedy start, and says so", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
-			&cli.Int64Flag{Name: "work-limit", EnvVars: envVars("work-limit"), Usage: "bound the search by `UNITS` of work instead of time (each about a millisecond of one core: SAT propagations, LP iterations and local-search moves, counted the same on every machine), so that the same inputs give the same plan on any machine and under any load, for CI that gates on the exit code; no worker processes run, and reading the inputs and writing the plan are not counted", Category: "Solver"},
+			workLimitFlag("the search"),
 			&cli.StringFlag{Name: "solver", Value: "exact", EnvVars: envVars("solver"), Usage: "`SOLVER`: exact (SAT, level by level, with proofs) or greedy (the original heuristic, for comparison)", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, EnvVars: envVars("quiet"), Usage: "no progress lines on stderr"},
@@ -126,11 +126,8 @@ func runPlan(c *cli.Context) error {
 	if c.IsSet("time-limit") && c.Duration("time-limit") <= 0 {
 		return badInput("--time-limit %s: expected a positive duration", c.Duration("time-limit"))
 	}
-	if c.IsSet("work-limit") && c.Int64("work-limit") <= 0 {
-		return badInput("--work-limit %d: expected a positive number of work units", c.Int64("work-limit"))
-	}
-	if c.IsSet("work-limit") && c.IsSet("time-limit") {
-		return badInput("--work-limit and --time-limit: give one; a work limit does not read the clock")
+	if err := checkWorkLimit(c); err != nil {
+		return err
 	}
 	textOpts, err := textOptions(c)
 	if err != nil {
@@ -156,8 +153,8 @@ func runPlan(c *cli.Context) error {
 	// a little of what is left.
 	left := opts.TimeLimit - built.Sub(started(c)) - renderReserve(opts.TimeLimit, cat.Pool)
 	opts.TimeLimit = max(left, time.Millisecond)
-	if c.IsSet("work-limit") {
-		opts.WorkLimit, left = c.Int64("work-limit"), opts.TimeLimit // the clock is not read
+	if opts.WorkLimit > 0 {
+		left = opts.TimeLimit // the clock is not read
 	}
 	var fallbacks []string
 	notSearched := left <= 0
@@ -268,8 +265,32 @@ func solverOptions(c *cli.Context, in *fleet.Inputs, kind solver.Algorithm) solv
 	if c.IsSet("seed") {
 		opts.Seed = c.Uint64("seed")
 	}
+	if c.IsSet("work-limit") {
+		opts.WorkLimit = c.Int64("work-limit")
+	}
 	solverDiagnostics(c, &opts)
 	return opts
+}
+
+// workLimitFlag is --work-limit, bounding what by work instead of time.
+func workLimitFlag(what string) cli.Flag {
+	return &cli.Int64Flag{Name: "work-limit", EnvVars: envVars("work-limit"), Category: "Solver",
+		Usage: "bound " + what + " by `UNITS` of work instead of time (each about a millisecond of one core: SAT propagations, LP iterations and local-search moves, counted the same on every machine), so that the same inputs give the same plan on any machine and under any load, for CI that gates on the exit code; no worker processes run, and reading the inputs is not counted"}
+}
+
+// checkWorkLimit refuses a work limit that is not positive, or given
+// with a time limit, which it would not read.
+func checkWorkLimit(c *cli.Context) error {
+	if !c.IsSet("work-limit") {
+		return nil
+	}
+	if n := c.Int64("work-limit"); n <= 0 {
+		return badInput("--work-limit %d: expected a positive number of work units", n)
+	}
+	if c.IsSet("time-limit") {
+		return badInput("--work-limit and --time-limit: give one; a work limit does not read the clock")
+	}
+	return nil
 }
 
 // solverDiagnostics sets the solver's debugging aids from the

@@ -66,6 +66,7 @@ func resilienceCommand() *cli.Command {
 			&cli.StringSliceFlag{Name: "scenario", Usage: "re-plan with these taken away together, as `NODE[,NODE...]`, a link as A<->B (repeatable; default: every node and every link alone)"},
 			&cli.StringFlag{Name: "format", Value: "text", Usage: "output `FORMAT`: text, json or svg (the worst scenario)"},
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "bound the base plan's solve by `DURATION`", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
+			workLimitFlag("the base plan's solve"),
 			&cli.DurationFlag{Name: "replan-limit", Value: answer.DefaultReplanLimit, EnvVars: envVars("replan-limit"), Usage: "bound all re-plans together by `DURATION`, encoding the pool included, as a work budget the same on every run; each scenario gets an equal share of the work left, and those it leaves none for are reported as skipped", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for the solver's random choices", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` (atomically) instead of stdout", TakesFile: true},
@@ -85,6 +86,9 @@ func runResilience(c *cli.Context) error {
 		if c.IsSet(f) && c.Duration(f) <= 0 {
 			return badInput("--%s %s: expected a positive duration", f, c.Duration(f))
 		}
+	}
+	if err := checkWorkLimit(c); err != nil {
+		return err
 	}
 	in, cat, err := buildCatalog(c, nil)
 	if err != nil {
