@@ -6,10 +6,13 @@ import (
 	"github.com/poolsolve/poolsolve/internal/clock"
 )
 
-// A level's techniques share the time left before its deadline. Each
-// share is written once, in shares, with its reason in terms of the
-// technique; code asks until(clock, end, share) for the deadline it may use and
-// computes no fraction of the time left itself.
+// A run's time is handed out from one table. A budget owns a deadline
+// and the clock it is read on (the wall clock, or counted work under a
+// work limit); each technique asks it for its share (budget.until), and
+// the run asks for the parts of its limit that come before and after the
+// search (run.ofLimit). Each share is written once, in shares, with its
+// reason in terms of the technique; no code computes a fraction of the
+// time left itself.
 
 // share names one technique's claim on the time left.
 type share int
@@ -30,10 +33,18 @@ const (
 	shareLagrangian                // the Lagrangian ascent before the sparse LP
 	shareScenarioWarm              // a what-if scenario's repaired base plan
 	shareScenarioLP                // a what-if scenario's LP bound at level 4
+	shareCanonicalPB               // the canonical PB job, when branch and cut is the fallback
+
+	// Parts of the whole limit, from the run's start (run.ofLimit).
+	shareWarm       // the warm start's local search
+	shareWarmRepair // more local search for a warm plan that breaks a rule
+	shareExplain    // explanations, past the search's deadline
+	shareMerge      // merging and checking parts, when explanations are static
 )
 
-// shareRule is part of the time left, capped at max when max > 0; with
-// leave set, the technique runs until that part is left instead.
+// shareRule is part of the time left (or of the whole limit, for the
+// run's own shares), capped at max when max > 0; with leave set, the
+// technique runs until that part is left instead.
 type shareRule struct {
 	part  float64
 	leave bool
@@ -72,6 +83,57 @@ var shares = [...]shareRule{
 		why: "repairing the base plan is a first incumbent for the scenario, not its search"},
 	shareScenarioLP: {part: 1.0 / 2, max: scenarioLPMax,
 		why: "a scenario's LP bound may prove level 4, but half its time stays for the search that must find the plan"},
+	shareCanonicalPB: {part: 1.0 / 2,
+		why: "far from the LP's root the PB job's first model is the likely re-solve; branch and cut, its fallback, needs the other half"},
+	shareWarm: {part: 1.0 / 20,
+		why: "the warm plan is the exact search's first incumbent, not its search; the greedy solver's answer is the warm plan, and it gets the whole limit anyway"},
+	shareWarmRepair: {part: 1.0 / 2,
+		why: "a valid plan in hand lets every later phase stop at the deadline; past half the limit the exact search, not local search, must explain the pins that cannot hold"},
+	shareExplain: {part: 1.0 / 10, max: 500 * time.Millisecond,
+		why: "explaining the uncovered sources encodes the whole pool again and asks SAT per source: gini overshoots a call by up to a tick, and past this the explanations fall back to the static reasons"},
+	shareMerge: {part: 1.0 / 50, max: 100 * time.Millisecond,
+		why: "static explanations need no SAT: merging and checking the parts is what is left (256x1000 at 10 s: 30-50 ms)"},
+}
+
+// levelShare is each level's share of the time left when it starts
+// (L1 15%, L2 25%, L3 15%, L4 the rest); a level that proves early
+// leaves its time to the next.
+var levelShare = [4]float64{0.15, 0.25 / 0.85, 0.15 / 0.60, 1}
+
+// linearShare is levelShare for parts whose memory is linear, searched
+// by the PB workers alone. Level 1 gets the most: its worker needs about
+// 0.7 s from its start on 256 nodes, and with 0.4 of a 3 s limit the plan
+// kept the warm start's uncovered sources.
+var linearShare = [4]float64{0.6, 0.4, 0.5, 1}
+
+// budget is a deadline and the clock it is read on.
+type budget struct {
+	clock *clock.Clock
+	end   time.Time
+}
+
+// left is the time left before the deadline.
+func (b budget) left() time.Duration { return b.clock.Until(b.end) }
+
+// until is the deadline technique s may use: until(b.clock, b.end, s).
+func (b budget) until(s share) time.Time { return until(b.clock, b.end, s) }
+
+// level is level i's deadline when it starts at now, by shareOf.
+func (b budget) level(now time.Time, i int, shareOf [4]float64) time.Time {
+	return now.Add(time.Duration(float64(b.end.Sub(now)) * shareOf[i]))
+}
+
+// part is weight's part of the time left, of total (partOf).
+func (b budget) part(weight, total int) time.Duration { return partOf(b.clock, b.end, weight, total) }
+
+// ofLimit is share s of a whole limit.
+func ofLimit(limit time.Duration, s share) time.Duration {
+	r := shares[s]
+	d := time.Duration(float64(limit) * r.part)
+	if r.max > 0 {
+		d = min(d, r.max)
+	}
+	return d
 }
 
 // until is the deadline technique s may use before end: now plus its

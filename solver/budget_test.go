@@ -48,3 +48,34 @@ func TestACappedShareStopsAtItsCapAndALeavingShareLeavesItsPart(t *testing.T) {
 		t.Errorf("the polish leaves %v of an hour, want an eighth", left)
 	}
 }
+
+func TestTheRunsSharesOfItsLimitKeepTheirCaps(t *testing.T) {
+	tests := []struct {
+		name  string
+		limit time.Duration
+		s     share
+		want  time.Duration
+	}{
+		{"explanations get a tenth of a short limit", 2 * time.Second, shareExplain, 200 * time.Millisecond},
+		{"explanations get at most half a second", time.Minute, shareExplain, 500 * time.Millisecond},
+		{"merging gets a fiftieth of a short limit", time.Second, shareMerge, 20 * time.Millisecond},
+		{"merging gets at most 100 ms", time.Minute, shareMerge, 100 * time.Millisecond},
+		{"the warm start gets a twentieth", 10 * time.Second, shareWarm, 500 * time.Millisecond},
+	}
+	for _, tc := range tests {
+		if got := ofLimit(tc.limit, tc.s); got != tc.want {
+			t.Errorf("%s: %v of %v, want %v", tc.name, got, tc.limit, tc.want)
+		}
+	}
+}
+
+func TestALevelsDeadlineIsItsShareOfTheTimeLeft(t *testing.T) {
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	b := budget{end: now.Add(10 * time.Second)}
+	if got := b.level(now, 0, levelShare).Sub(now); got != 1500*time.Millisecond {
+		t.Errorf("level 1 of 10 s: %v, want 1.5 s", got)
+	}
+	if got := b.level(now, 3, levelShare); !got.Equal(b.end) {
+		t.Errorf("level 4 ends at %v, want the deadline %v", got, b.end)
+	}
+}

@@ -37,11 +37,6 @@ const (
 	firstTry = 50 * time.Millisecond
 )
 
-// levelShare is each level's share of the time left when it starts
-// (L1 15%, L2 25%, L3 15%, L4 the rest); a level that
-// proves early leaves its time to the next.
-var levelShare = [4]float64{0.15, 0.25 / 0.85, 0.15 / 0.60, 1}
-
 // exact solves one part of a pool, level by level.
 type exact struct {
 	run  *run
@@ -269,7 +264,7 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 func (x *exact) solve() error {
 	for i := range x.levels {
 		now := x.clock().Now()
-		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * levelShare[i]))
+		end := x.within(x.deadline).level(now, i, levelShare)
 		if err := x.level(i, end); err != nil {
 			return err
 		}
@@ -377,7 +372,7 @@ func (l *levelRun) lpFirst() error {
 	var pre *mip.Relaxation
 	if !x.small() {
 		if r, ok := presolved(x, i, end); ok {
-			x.fixBackbone(&r, i, until(x.clock(), end, shareBackbone))
+			x.fixBackbone(&r, i, x.within(end).until(shareBackbone))
 			pre = r.rel // uncut: presolved's
 			l.pw = x.startPB(i, &r, l.ub-1, end)
 		}
@@ -438,16 +433,16 @@ func (l *levelRun) lpFirst() error {
 	// The workers have both cores: give them the first part of the level
 	// before gini builds its own diagrams.
 	if l.pw.alive() && l.gini {
-		if err := l.poll(until(x.clock(), end, shareWorkersFirst), true); err != nil {
+		if err := l.poll(x.within(end).until(shareWorkersFirst), true); err != nil {
 			return err
 		}
 	}
 	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := x.fixedSearch(until(x.clock(), end, shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.fixedSearch(x.within(end).until(shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 	}
-	l.giniEnd = until(x.clock(), end, shareGini)
+	l.giniEnd = x.within(end).until(shareGini)
 	return nil
 }
 
@@ -461,7 +456,7 @@ func (l *levelRun) branchAndCut() error {
 		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
-	proved, err := bc.Run(until(x.clock(), l.end, shareBranchAndCut), &l.ub)
+	proved, err := bc.Run(x.within(l.end).until(shareBranchAndCut), &l.ub)
 	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
@@ -665,12 +660,12 @@ func (l *levelRun) finish() error {
 		// Where gini searched, the workers get two thirds of what is left
 		// first; where it could not, local search starts at once.
 		if l.gini {
-			if err := l.poll(until(x.clock(), end, shareWorkersLast), true); err != nil {
+			if err := l.poll(x.within(end).until(shareWorkersLast), true); err != nil {
 				return err
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, until(x.clock(), end, sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
+		if err := x.polish(l.pw, x.within(end).until(sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -779,7 +774,7 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		x.fixGen++
 		// Building may use a third of the time left, no more.
 		saved := x.e.Deadline
-		x.e.Deadline = until(x.clock(), end, shareFixingBuild)
+		x.e.Deadline = x.within(end).until(shareFixingBuild)
 		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
 		var kl []z.Lit
 		if ok && len(knap) > 0 {

@@ -508,9 +508,7 @@ func notCovered(proved bool) string {
 }
 
 // explainGrace is how long explanations may run past the deadline.
-func explainGrace(limit time.Duration) time.Duration {
-	return min(limit/10, 500*time.Millisecond)
-}
+func explainGrace(limit time.Duration) time.Duration { return ofLimit(limit, shareExplain) }
 
 // explainStatic is the cheap explanation, for when there is no time to
 // encode: the eligibility reasons of the variants that could serve the

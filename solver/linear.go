@@ -26,13 +26,6 @@ import (
 // variable so that tests can send small parts this way.
 var linearPartLanes = 20000
 
-// linearShare is each level's share of the time left when it starts.
-// Level 1 gets the most: its worker needs about 0.7 s from its start on
-// 256x1000, and at a 3 s limit a share of 0.4 left it 0.44 s, so the
-// plan kept the warm start's 33 uncovered sources (14 proved with 0.6,
-// three runs of three).
-var linearShare = [4]float64{0.6, 0.4, 0.5, 1}
-
 // linearPolishMax caps the polish before a level. A round there takes
 // about as long as the polish may, so at 30 s on 256x1000 the polishes
 // before levels 2-4 took 8.5 s (2.1, 2.4 and 4.0) and left the level-4
@@ -98,7 +91,7 @@ func (x *exact) solveLinear() error {
 	}
 	for i := range x.levels {
 		now := x.clock().Now()
-		end := now.Add(time.Duration(float64(x.deadline.Sub(now)) * linearShare[i]))
+		end := x.within(x.deadline).level(now, i, linearShare)
 		x.at = i
 		lv := &x.levels[i]
 		lv.Index, lv.Name = i+1, model.LevelNames[i]
@@ -138,7 +131,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		return nil
 	}
 	if i == 3 {
-		x.fixBackbone(&r, i, until(x.clock(), end, shareBackbone))
+		x.fixBackbone(&r, i, x.within(end).until(shareBackbone))
 	}
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
@@ -162,7 +155,7 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		// level alone: local search mends the later levels in moments
 		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
 		// from greedy and its search).
-		polishEnd := until(x.clock(), end, shareMend)
+		polishEnd := x.within(end).until(shareMend)
 		var err error
 		if early && i < 3 {
 			err = x.polishBeside(pw, polishEnd, lb, ub, src)
@@ -239,7 +232,7 @@ const fixingsMinLeft = 250 * time.Millisecond
 // their search does not.
 func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
 	if i == 3 {
-		if err := x.pollPB(pw, until(x.clock(), end, shareFinalQuarter), true, lb, ub, src); err != nil {
+		if err := x.pollPB(pw, x.within(end).until(shareFinalQuarter), true, lb, ub, src); err != nil {
 			return err
 		}
 		if err := x.polish(pw, end, false, lb, ub, src); err != nil {
@@ -267,7 +260,7 @@ const besideGain = 0.001
 func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, src *BoundSource) error {
 	// Rounds of a second at most, while each gains besideGain or more,
 	// until the last quarter of the level (the final polish's).
-	polishEnd := until(x.clock(), end, shareFinalQuarter)
+	polishEnd := x.within(end).until(shareFinalQuarter)
 	mended := x.mend(x.run.ctx, polishEnd, besideGain)
 	// The worker starts once the mending is done, below the level-3
 	// plan all the same: it descends from there, and on 256x1000-tight

@@ -199,7 +199,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 	if x.clock().Until(end) < 50*time.Millisecond {
 		return out, false
 	}
-	deadline := until(x.clock(), end, shareStrongLP)
+	deadline := x.within(end).until(shareStrongLP)
 	var r *mip.Relaxation
 	if pre != nil {
 		r = pre.Clone()
@@ -250,7 +250,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 	// from other rows in each run and took 23,000-32,000 iterations to
 	// its root and 3-8 s to its first round; without them the LP takes
 	// the same path in every run.
-	deadline = until(x.clock(), end, shareSparseLP)
+	deadline = x.within(end).until(shareSparseLP)
 	triedLP := false
 	if x.clock().Until(deadline) >= lgSkipLeft {
 		// Time enough for the LP: its duals bound the level wherever it
@@ -261,7 +261,7 @@ func relax(x *exact, i int, cutoff int64, end time.Time, withLP bool, stop, inte
 		}
 		triedLP = true // it failed early: the ascent's bound, then
 	}
-	lgEnd := until(x.clock(), deadline, shareLagrangian)
+	lgEnd := x.within(deadline).until(shareLagrangian)
 	lg := mip.NewLagrangian(r)
 	target := func() float64 { return float64(x.obj[i] - offset) }
 	res, ok := lg.Ascend(float64(cutoff-offset+1)-1e-6, target, lgEnd, stop)

@@ -200,9 +200,7 @@ func (r *run) staticExplanations() {
 // mergeGrace is the part of the limit kept after the search for merging
 // the parts' plans and checking the whole when the explanations are
 // static.
-func mergeGrace(limit time.Duration) time.Duration {
-	return min(limit/50, 100*time.Millisecond)
-}
+func mergeGrace(limit time.Duration) time.Duration { return ofLimit(limit, shareMerge) }
 
 func (r *run) greedy() bool { return r.opts.Solver == Greedy }
 
@@ -211,7 +209,7 @@ func (r *run) greedy() bool { return r.opts.Solver == Greedy }
 // search is up already.
 func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 	p, ctx, seed := r.pool, r.ctx, r.opts.Seed
-	warmEnd := r.start.Add(r.limit / 20)
+	warmEnd := r.start.Add(ofLimit(r.limit, shareWarm))
 	if warmEnd.After(r.deadline) {
 		warmEnd = r.deadline
 	}
@@ -228,12 +226,12 @@ func (r *run) warmStart(afterGreedy func()) (model.Assignment, eval.Report) {
 	// nothing (pins that cannot hold are the exact search's to explain):
 	// a valid plan in hand is what lets every later phase stop at the
 	// deadline.
-	warmMax := r.start.Add(r.limit / 2)
+	warmMax := r.start.Add(ofLimit(r.limit, shareWarmRepair))
 	if warmMax.After(r.deadline) {
 		warmMax = r.deadline
 	}
 	for round := uint64(1); !warmRep.Valid && r.clock.Before(warmMax) && ctx.Err() == nil; round++ {
-		end := r.clock.Now().Add(max(r.limit/20, 50*time.Millisecond))
+		end := r.clock.Now().Add(max(ofLimit(r.limit, shareWarm), 50*time.Millisecond))
 		if end.After(warmMax) {
 			end = warmMax
 		}
@@ -301,7 +299,7 @@ func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSear
 			// collection of the clause and variable tables) would
 			// overrun the deadline. Without a valid warm plan the
 			// encoding is the only hope and gets all the time.
-			ahead.limit(i, r.deadline.Add(-min(r.limit/10, 500*time.Millisecond)))
+			ahead.limit(i, r.deadline.Add(-explainGrace(r.limit)))
 		}
 	}
 	return s
@@ -380,7 +378,7 @@ func (s *partSearch) searchParts() error {
 			continue
 		}
 		s.r.cur = pi
-		share := partOf(s.r.clock, s.r.deadline, s.parts[pi].size, sizeLeft)
+		share := budget{s.r.clock, s.r.deadline}.part(s.parts[pi].size, sizeLeft)
 		sizeLeft -= s.parts[pi].size
 		if err := s.searchPart(pi, x, share); err != nil {
 			return err
@@ -542,7 +540,7 @@ func (x *exact) canonicalize() {
 	}
 	until := x.run.deadline
 	if !closeLP {
-		until = x.clock().Now().Add(left / 2) // branch and cut gets the rest
+		until = x.within(x.run.deadline).until(shareCanonicalPB)
 	}
 	if a, ok := x.canonicalPB(until); ok {
 		x.best = a

@@ -63,6 +63,9 @@ func (x *exact) clock() *clock.Clock {
 	return x.run.clock
 }
 
+// within is the budget that ends at end, on the run's clock.
+func (x *exact) within(end time.Time) budget { return budget{clock: x.clock(), end: end} }
+
 // options are the run's options; the zero value for parts built without
 // a run (tests).
 func (x *exact) options() Options {
