@@ -98,9 +98,12 @@ type builder struct {
 	// order LLooM matches requirements in.
 	hw map[string][]lloom.MemoryDomain
 
-	pool     *model.Pool
-	notes    []string
-	problems lloom.Problems
+	pool *model.Pool
+	// primary is each node's primary domain, for primaryOf nodes.
+	primary   map[string]string
+	primaryOf int
+	notes     []string
+	problems  lloom.Problems
 
 	// variantOf maps a runtime id to its variant id (members of a
 	// distributed group map to the group).
