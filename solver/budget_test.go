@@ -60,7 +60,9 @@ func TestTheRunsSharesOfItsLimitKeepTheirCaps(t *testing.T) {
 		{"explanations get at most half a second", time.Minute, shareExplain, 500 * time.Millisecond},
 		{"merging gets a fiftieth of a short limit", time.Second, shareMerge, 20 * time.Millisecond},
 		{"merging gets at most 100 ms", time.Minute, shareMerge, 100 * time.Millisecond},
-		{"the warm start gets a twentieth", 10 * time.Second, shareWarm, 500 * time.Millisecond},
+		{"the warm start gets a twentieth of a long limit", 20 * time.Second, shareWarm, time.Second},
+		{"the warm start gets half a second of a short limit", 2500 * time.Millisecond, shareWarm, 500 * time.Millisecond},
+		{"the warm start gets a quarter of a very short limit", time.Second, shareWarm, 250 * time.Millisecond},
 	}
 	for _, tc := range tests {
 		if got := ofLimit(tc.limit, tc.s); got != tc.want {
