@@ -55,6 +55,12 @@ func (e *Encoding) tickCost() (tick, call time.Duration) {
 // answers a pause or a stop only between ticks.
 const TickProps = 20_000
 
+// MaxCallTicks caps one TryTicks call: its budget is a channel buffer of
+// that many messages, filled and read back at about 50 ns each (1,000
+// ticks: 70 µs; 131,072: 7 ms and 128 KiB), for a search of one to eight
+// minutes. A call past it ends there, as at its own budget.
+const MaxCallTicks = 1 << 17
+
 // TryTicks is TryUnder with a budget of ticks (TickProps propagations
 // each) that ends the search at the same point on every machine, under
 // any load; d, when positive, caps it in time too. It returns the answer,
@@ -76,6 +82,7 @@ func (e *Encoding) TryTicks(ticks int64, d time.Duration, assume ...[]z.Lit) (in
 	if ticks <= 0 {
 		return 0, 0
 	}
+	ticks = min(ticks, MaxCallTicks)
 	if d <= 0 {
 		d = math.MaxInt64
 	}

@@ -124,7 +124,7 @@ func forTime(d time.Duration) Work {
 // or the clock stops it (0). A gini TryTicks cannot budget leaves the
 // call to the clock, which the meter then records.
 func (m *workMeter) sat(e *encode.Encoding, cap Work, assume ...[]z.Lit) int {
-	ticks := (min(cap, m.left) - m.call) / m.tick
+	ticks := min((min(cap, m.left)-m.call)/m.tick, encode.MaxCallTicks)
 	if ticks <= 0 || m.timeUp() {
 		return 0
 	}
