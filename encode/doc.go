@@ -3,9 +3,16 @@
 // four objective levels as literals and weighted groups, and bound
 // encodings ("level i <= k") built on demand. It is the only package that
 // imports gini's solver: the Encoding owns it, and packages solver and
-// export reach it only through sat.go (TryUnder, Why, Value, MaxVar).
-// They, and benchmarks, import gini/z only, for the literal and variable
-// types the Encoding speaks.
+// export reach it only through sat.go (TryUnder, TryTicks, Why, Value,
+// MaxVar). They, and benchmarks, import gini/z only, for the literal and
+// variable types the Encoding speaks.
+//
+// A call is bounded by time (TryUnder) or by gini's propagation ticks
+// (TryTicks), which end it at the same point on every machine. An
+// encoding made with a counted clock (Options.Clock) turns TryUnder's
+// time into ticks and charges them, and its own variables, to that
+// clock, so that a search under a work limit reads the same time on
+// every run.
 //
 // It does not search, choose bounds or decide anything: package solver
 // drives the solver. It does not check plans either: package eval does,
