@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"gonum.org/v1/gonum/mat"
 	glp "gonum.org/v1/gonum/optimize/convex/lp"
 )
@@ -169,6 +170,33 @@ func TestLimitAndStopEndASolveThatThenResumesToTheOptimum(t *testing.T) {
 				t.Fatalf("resumed to %v, fresh %v", got, want)
 			}
 		})
+	}
+}
+
+// A counted clock reads only the iterations charged to it: a deadline
+// on it ends the solve at the same iteration on every run, however fast
+// the machine, and the clock has moved by what those iterations stand for.
+func TestACountedClockEndsTheSolveAtTheSameIterationOnEveryRun(t *testing.T) {
+	p, _ := seededLP(5, 400, 500, 5)
+	origin := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC) // long past on the wall clock
+	var iters []int
+	for range 2 {
+		s, err := New(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Clock = clock.Counted(origin)
+		deadline := origin.Add(40 * clockEvery * s.iterCost())
+		if got := s.Solve(deadline, 0); got != Limit {
+			t.Fatalf("status %v after %d iterations, want limit", got, s.Iterations())
+		}
+		if s.Iterations() < 30*clockEvery || s.Iterations() > 40*clockEvery {
+			t.Fatalf("%d iterations before a deadline of %d iterations' work", s.Iterations(), 40*clockEvery)
+		}
+		iters = append(iters, s.Iterations())
+	}
+	if iters[0] != iters[1] {
+		t.Errorf("two runs ended at iterations %d and %d", iters[0], iters[1])
 	}
 }
 
