@@ -165,7 +165,7 @@ func runPlan(c *cli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "poolsolve: the time limit %s from process start is too short for this pool: reading the inputs and building the pool took %s; the plan is the greedy start, not searched\n",
 			limitOf(c, in), built.Sub(started(c)).Round(time.Millisecond))
 		fallbacks = append(fallbacks, "the time limit ran out while the inputs were read and the pool built: this is the greedy start, not searched")
-	} else if read := built.Sub(started(c)); read > limitOf(c, in)/2 {
+	} else if read := built.Sub(started(c)); opts.WorkLimit == 0 && read > limitOf(c, in)/2 {
 		// Rounded, so that the line moves only when the split does.
 		fallbacks = append(fallbacks, fmt.Sprintf("reading the inputs and building the pool took %s of the %s time limit, more than half: the search had %s",
 			read.Round(100*time.Millisecond), limitOf(c, in), opts.TimeLimit.Round(100*time.Millisecond)))
@@ -177,6 +177,9 @@ func runPlan(c *cli.Context) error {
 	interrupted := intr.searchEnds()
 	if errors.Is(err, solver.ErrNoPlan) && interrupted {
 		return &exitError{ExitInterrupted, fmt.Errorf("interrupted before the search found a plan")}
+	}
+	if errors.Is(err, solver.ErrNoPlan) && opts.WorkLimit > 0 {
+		return errorf("solve: %w within the work limit of %d units", err, opts.WorkLimit)
 	}
 	if errors.Is(err, solver.ErrNoPlan) {
 		return errorf("solve: %w: the limit is %s from process start, and reading the inputs and building the pool took %s of it",
@@ -284,8 +287,8 @@ func checkWorkLimit(c *cli.Context) error {
 	if !c.IsSet("work-limit") {
 		return nil
 	}
-	if n := c.Int64("work-limit"); n <= 0 {
-		return badInput("--work-limit %d: expected a positive number of work units", n)
+	if n := c.Int64("work-limit"); n <= 0 || n > solver.MaxWorkLimit {
+		return badInput("--work-limit %d: expected a positive number of work units, at most %d", n, solver.MaxWorkLimit)
 	}
 	if c.IsSet("time-limit") {
 		return badInput("--work-limit and --time-limit: give one; a work limit does not read the clock")

@@ -161,11 +161,15 @@ func scenarioProgress(c *cli.Context) (report func(done, of int, elapsed time.Du
 }
 
 // basePlan solves the pool for a what-if command: exact, within
-// --time-limit; an infeasible pool is exit 3 with the reasons.
+// --time-limit or --work-limit; an infeasible pool is exit 3 with the
+// reasons.
 func basePlan(c *cli.Context, in *fleet.Inputs, p *model.Pool) (*solver.Result, error) {
 	opts := solverOptions(c, in, solver.Exact)
 	res, err := solve(context.Background(), p, opts)
 	if errors.Is(err, solver.ErrNoPlan) {
+		if opts.WorkLimit > 0 {
+			return nil, errorf("solve: %w within %d work units", err, opts.WorkLimit)
+		}
 		return nil, errorf("solve: %w within %s", err, opts.TimeLimit)
 	}
 	if err != nil {

@@ -106,3 +106,33 @@ func TestALimitSpentBeforeTheSearchSaysSo(t *testing.T) {
 		}
 	}
 }
+
+// A work limit does not read the clock: a process that started an hour
+// ago still searches, and its plan says nothing of the time reading took
+// (which would make two runs' bytes differ).
+func TestAWorkLimitIsNotSpentByReadingTheInputs(t *testing.T) {
+	var out, errOut strings.Builder
+	code := RunSince(time.Now().Add(-time.Hour), []string{"poolsolve", "plan", "--fleet", spark, "--work-limit", "500", "--format", "json"},
+		strings.NewReader(""), &out, &errOut)
+	if code != ExitOK && code != ExitChanges {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	var doc struct {
+		Fallbacks []string
+		Search    struct{ Stop string }
+	}
+	if err := json.Unmarshal([]byte(out.String()), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range doc.Fallbacks {
+		if strings.Contains(f, "time limit") {
+			t.Errorf("a fallback speaks of the time limit: %q", f)
+		}
+	}
+	if doc.Search.Stop != "proved" {
+		t.Errorf("search.stop = %q, want proved: the three-Spark fleet is proved within 500 units", doc.Search.Stop)
+	}
+	if strings.Contains(errOut.String(), "too short") {
+		t.Errorf("stderr says the limit is too short:\n%s", errOut.String())
+	}
+}

@@ -25,7 +25,7 @@ import (
 // are charged to the clock.
 func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
 	if e.Clock.Counted() {
-		tick, call := e.tickCost()
+		tick, call := e.TickCost()
 		e.Clock.Charge(call)
 		if d <= call {
 			return 0
@@ -40,14 +40,16 @@ func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
 	return e.sat.Try(d)
 }
 
-// tickCost is what a tick of gini's search and a call besides its ticks
-// stand for on a counted clock: a tick is 20,000 propagations, about
-// 0.5 ms on a small pool and up to 3.5 ms on a large one, whose clauses
-// are longer and colder in cache; a call sets its assumptions.
-func (e *Encoding) tickCost() (tick, call time.Duration) {
+// TickCost is what a tick of gini's search and a call besides its ticks
+// stand for in work: a tick is 20,000 propagations, about 0.5 ms on a
+// small pool and up to 4 ms on a large one, whose clauses are longer
+// and colder in cache; a call, which sets its assumptions, 0.5-2 ms and
+// 4 ms at 256x1000 (measured on the bench suite's 8x20, 24x60 and
+// 256x1000, items being the encoding's lanes and sources).
+func (e *Encoding) TickCost() (tick, call time.Duration) {
 	items := time.Duration(len(e.Lanes) + len(e.Sources))
-	tick = 500*time.Microsecond + min(3*time.Microsecond*items, 3*time.Millisecond)
-	call = 200*time.Microsecond + items*250*time.Nanosecond
+	tick = 500*time.Microsecond + min(3*time.Microsecond*items, 3500*time.Microsecond)
+	call = time.Millisecond + items*250*time.Nanosecond
 	return tick, call
 }
 

@@ -311,7 +311,7 @@
 // small canonical PB jobs run, in-process and to their end. The unit
 // (WorkUnit) is about a millisecond of one core of a 2-vCPU machine: on
 // the machine of docs/benchmarks.md a 24-node pool at 40 units took
-// 34 ms, a 64-node pool at 1,000 units 1.1 s.
+// 54 ms, a 64-node pool at 1,000 units 1.1 s.
 //
 // What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
 // not depend on the clock at all: each gini call has a budget of

@@ -122,6 +122,11 @@ type Stats struct {
 // millisecond of search on one core of a 2-vCPU machine.
 const WorkUnit = time.Millisecond
 
+// MaxWorkLimit is the largest Options.WorkLimit: a billion units, about
+// eleven days of search, far below where the counted clock's time would
+// overflow.
+const MaxWorkLimit = 1_000_000_000
+
 // Workers says how the exact solver ran its pseudo-boolean workers.
 type Workers string
 

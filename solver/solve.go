@@ -160,8 +160,8 @@ func newRun(ctx context.Context, p *model.Pool, opts Options) (*run, error) {
 	if limit <= 0 {
 		limit = DefaultTimeLimit
 	}
-	if opts.WorkLimit < 0 {
-		return nil, fmt.Errorf("solver: negative work limit %d", opts.WorkLimit)
+	if opts.WorkLimit < 0 || opts.WorkLimit > MaxWorkLimit {
+		return nil, fmt.Errorf("solver: work limit %d: expected 0 to %d units", opts.WorkLimit, MaxWorkLimit)
 	}
 	r := &run{pool: p, ctx: ctx, opts: opts, start: time.Now(), limit: limit}
 	if opts.WorkLimit > 0 {

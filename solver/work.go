@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 )
 
 // Work counts a re-plan's effort in units that do not depend on the
@@ -22,14 +23,9 @@ const (
 	// 2-vCPU machine: the unit is about a microsecond there.
 	WorkPerSecond Work = 1_000_000
 
-	// The costs, measured on the bench suite's 8x20, 24x60 and 256x1000
-	// (items: the encoding's lanes and sources).
-	callBaseWork     Work = 1_000 // a gini call besides its ticks: 0.5-2 ms,
-	callItemDiv      Work = 4     // 4 ms at 256x1000 (its assumptions)
-	tickBaseWork     Work = 500   // a tick, 20,000 propagations: 0.6 ms
-	tickItemWork     Work = 3     // at 24x60, 3.5 ms at 64x250 (diagrams)
-	tickItemMax      Work = 3_500
-	checkItemDiv     Work = 8_000  // an evaluation: 2-3.5 µs
+	// The costs besides gini's (encode's TickCost) and local search's
+	// (localsearch.EvalCost), measured on the bench suite's 8x20, 24x60
+	// and 256x1000 (items: the encoding's lanes and sources).
 	lpStopWork       Work = 300    // lp's 8 iterations between stop checks
 	lpItemWork       Work = 30     // the scenario's LP, before iterating
 	varWork2         Work = 5      // two variables encoded
@@ -50,10 +46,11 @@ func (w *WhatIf) items() Work { return Work(len(w.e.Lanes) + len(w.e.Sources)) }
 
 func (w *WhatIf) costs() costs {
 	n := w.items()
+	tick, call := w.e.TickCost()
 	return costs{
-		call:  callBaseWork + n/callItemDiv,
-		tick:  tickBaseWork + min(n*tickItemWork, tickItemMax),
-		check: 2 + n/checkItemDiv,
+		call:  workOf(call),
+		tick:  workOf(tick),
+		check: workOf(localsearch.EvalCost(int(n))),
 		ask:   10 + n/askItemDiv,
 		lp:    n * lpItemWork,
 	}
@@ -118,6 +115,9 @@ func (m *workMeter) spend(w Work) {
 func forTime(d time.Duration) Work {
 	return Work(d.Seconds() * float64(WorkPerSecond))
 }
+
+// workOf is a step's cost in work units, at least 1.
+func workOf(d time.Duration) Work { return max(1, Work(d/time.Microsecond)) }
 
 // sat is one gini call under assume with a budget of ticks
 // (encode.TryTicks): until it answers, cap work is spent, the budget is,

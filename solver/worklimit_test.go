@@ -70,3 +70,17 @@ func TestAWorkLimitGivesTheSamePlanUnderAnyLoad(t *testing.T) {
 		})
 	}
 }
+
+// A work limit past MaxWorkLimit would overflow the counted clock's time
+// and end the search at once; it is refused, as a negative one is.
+func TestAWorkLimitOutOfRangeIsRefused(t *testing.T) {
+	p := pooltest.Random(1, 3, 5)
+	for _, w := range []int64{-1, MaxWorkLimit + 1, 9_000_000_000_000_000_000} {
+		if _, err := Solve(context.Background(), p, Options{WorkLimit: w}); err == nil {
+			t.Errorf("work limit %d: no error", w)
+		}
+	}
+	if _, err := Solve(context.Background(), p, Options{WorkLimit: MaxWorkLimit}); err != nil {
+		t.Errorf("work limit %d: %v", MaxWorkLimit, err)
+	}
+}

@@ -58,6 +58,13 @@ func ImproveOn(ctx context.Context, p *model.Pool, a model.Assignment, seed uint
 	return out
 }
 
+// EvalCost is what an evaluation of a move stands for in work, on a pool
+// of items variants and sources: it re-derives the routes of the sources
+// the move touches, 2-3.5 µs.
+func EvalCost(items int) time.Duration {
+	return time.Duration(2000+items/8) * time.Nanosecond
+}
+
 func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
 	pr := newLSProblem(p)
 	st := pr.newState()
@@ -66,7 +73,7 @@ func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64
 	if clk.Counted() {
 		// An evaluation re-derives the routes of the sources a move
 		// touches: a few microseconds, more on a large pool.
-		ls.checkCost = time.Duration(2000+(len(pr.vars)+len(pr.srcs))/8) * time.Nanosecond
+		ls.checkCost = EvalCost(len(pr.vars) + len(pr.srcs))
 	}
 	ls.run()
 	return ls.result(p, a), ls.checks, ls.clock
