@@ -390,9 +390,7 @@ func (b *builder) primaryDomains() map[string]string {
 	b.primary, b.primaryOf = make(map[string]string, len(b.pool.Nodes)), len(b.pool.Nodes)
 	for i := range b.pool.Nodes {
 		if d := b.pool.Nodes[i].PrimaryDomain(); d != nil {
-			b.primary[b.pool.Nodes[i].ID] = d.ID
-		} else {
-			delete(b.primary, b.pool.Nodes[i].ID) // the last node of an id wins
+			b.primary[b.pool.Nodes[i].ID] = d.ID // the last node of an id with one
 		}
 	}
 	return b.primary
