@@ -47,7 +47,20 @@ type exact struct {
 	rng  *rand.Rand
 	ass  []z.Lit // pin and cordon assumptions, always assumed
 	best model.Assignment
-	obj  model.Objective
+	obj  model.Objective // the encoding's objective of best
+	// shared says the encoding serves other searches too (a what-if's
+	// scenarios): what holds only for this search never becomes a
+	// clause, so levels freeze by assumption (frozen), symmetry is not
+	// broken, and no PB worker starts (each scenario's search is short,
+	// and a worker process costs more to start than it would save).
+	shared bool
+	frozen []z.Lit
+	// admit, when set, is asked of every plan eval finds valid: a
+	// scenario's forced routes, which eval's pins hold for any lane of
+	// the model.
+	admit func(model.Assignment) bool
+	// rep is eval's report of best.
+	rep eval.Report
 	// fromWarm is true while the incumbent is still the warm start.
 	fromWarm bool
 	// encodeTook is how long encode.New took on this part.
@@ -85,6 +98,9 @@ type exact struct {
 	// two rounds, for canonicalBC to finish; openOffset its offset.
 	openLoop   *mip.CutLoop
 	openOffset int64
+	// presolveTook is the last level's presolve on a part with linear
+	// memory, which a level's time must exceed twice for its workers.
+	presolveTook time.Duration
 	// presolvedAt is the last level's presolved model, which the next
 	// level's is made from.
 	presolvedAt *presolvedLevel
@@ -114,12 +130,28 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, 
 	if err != nil {
 		return nil, err
 	}
-	x := &exact{run: r, p: p, e: e, chk: eval.NewChecker(p), deadline: deadline,
-		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de)), encodeTook: time.Since(t)}
+	x := onEncoding(r, p, e, deadline, seed)
+	x.encodeTook = time.Since(t)
 	e.Deadline = deadline
 	x.sym = findSymmetry(e)
 	x.sym.constrain()
 	x.ass = e.AssumptionLits()
+	return x, nil
+}
+
+// newShared is a search of p on e, an encoding other searches share
+// (shared), under the standing assumptions ass; plans are checked on p,
+// which may differ from e's pool by its pins and down nodes.
+func newShared(r *run, p *model.Pool, e *encode.Encoding, ass []z.Lit, deadline time.Time, seed uint64) *exact {
+	x := onEncoding(r, p, e, deadline, seed)
+	x.shared, x.sym, x.ass = true, &symmetry{e: e}, ass
+	return x
+}
+
+// onEncoding is the search state of p on e, before its assumptions.
+func onEncoding(r *run, p *model.Pool, e *encode.Encoding, deadline time.Time, seed uint64) *exact {
+	x := &exact{run: r, p: p, e: e, chk: eval.NewChecker(p), deadline: deadline,
+		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de))}
 	seen := map[string]bool{}
 	for _, l := range e.Lanes {
 		if len(l.Cordons) > 0 {
@@ -132,7 +164,7 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, 
 			}
 		}
 	}
-	return x, nil
+	return x
 }
 
 // try runs one gini call under the standing assumptions plus ms, capped
@@ -143,7 +175,7 @@ func (x *exact) try(cap time.Duration, ms ...z.Lit) int {
 		return 0
 	}
 	x.calls++
-	return x.e.TryUnder(min(cap, left), x.ass, ms)
+	return x.e.TryUnder(min(cap, left), x.ass, x.frozen, ms)
 }
 
 // accept checks a plan with the evaluator and the encoding; it becomes the
@@ -151,9 +183,9 @@ func (x *exact) try(cap time.Duration, ms ...z.Lit) int {
 // valid and both objectives must agree, else ErrMismatch.
 func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 	rep := x.chk.Check(a)
-	if !rep.Valid {
+	if !rep.Valid || x.admit != nil && !x.admit(a) {
 		if fromSAT {
-			return false, fmt.Errorf("%w: SAT plan invalid: %w", ErrMismatch, rep.Err())
+			return false, fmt.Errorf("%w: SAT plan invalid: %w (or not what a scenario forces)", ErrMismatch, rep.Err())
 		}
 		return false, nil
 	}
@@ -164,13 +196,16 @@ func (x *exact) accept(a model.Assignment, fromSAT bool) (bool, error) {
 		}
 		return false, nil // a plan naming a lane or route the encoding lacks
 	}
-	if own != rep.Objective {
+	// A scenario's eval counts on the pool as the scenario leaves it,
+	// the shared encoding on the whole pool: their levels 2 and 4 may
+	// differ there (Replan reconciles them).
+	if own != rep.Objective && !x.shared {
 		return false, fmt.Errorf("%w: objective %v, eval %v", ErrMismatch, own, rep.Objective)
 	}
-	if x.best.Lanes != nil && !rep.Objective.Less(x.obj) {
+	if x.best.Lanes != nil && !own.Less(x.obj) {
 		return false, nil
 	}
-	x.best, x.obj = a, rep.Objective
+	x.best, x.obj, x.rep = a, own, rep
 	x.fromWarm = !fromSAT
 	x.run.firstPlan()
 	x.run.progress(x.at, x.obj, x.levels[x.at].LowerBound)
@@ -233,7 +268,7 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 		if first && x.clock().Until(x.deadline) < firstTry && x.run.ctx.Err() == nil {
 			// Late parts still get one short look: most answer at once.
 			x.calls++
-			r = x.e.TryUnder(firstTry, x.ass)
+			r = x.e.TryUnder(firstTry, x.ass, x.frozen)
 		} else {
 			r = x.try(fullTryMax)
 		}
@@ -260,17 +295,59 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 	}
 }
 
-// solve runs the lexicographic loop over the four levels.
+// solve is the lexicographic loop over the four levels, the one every
+// search runs (a part's, a what-if scenario's): each level starts at
+// its bounds, asks the part's techniques in turn for better bounds and
+// plans under its share of the time left, and is settled and frozen.
 func (x *exact) solve() error {
+	steps, shareOf := giniSteps, levelShare
+	if x.e.LinearMemory {
+		steps, shareOf = linearSteps, linearShare
+		// The last level's presolve; before level 1's, half the
+		// encoding's time stands for it (256x1000: encoded in 0.2-0.25 s
+		// beside the warm start's local search, presolved in 0.1-0.14 s).
+		x.presolveTook = x.encodeTook / 2
+		if x.clock().Counted() {
+			x.presolveTook = 0 // wall time: no part of a counted search
+		}
+	}
 	for i := range x.levels {
 		now := x.clock().Now()
-		end := x.within(x.deadline).level(now, i, levelShare)
-		if err := x.level(i, end); err != nil {
+		end := x.within(x.deadline).level(now, i, shareOf)
+		if err := x.level(i, end, steps); err != nil {
 			return err
 		}
 		x.levels[i].Elapsed = x.clock().Since(now)
 	}
 	return x.syncLevels()
+}
+
+// A step is one technique a level asks for bounds (l.lb) and plans
+// (l.ub, the incumbent), until l.end: when says whether it runs on the
+// level as the steps before it left it. A new technique is a step in
+// these lists, its share of the level in budget.go, and the name of
+// what it proves in BoundSource.
+type step struct {
+	name string
+	when func(l *levelRun) bool
+	run  func(l *levelRun) error
+}
+
+// giniSteps search a part encoded with memory diagrams: at level 4 the
+// LP with its cuts, branch and cut and the PB workers first (it rarely
+// closes by SAT), then gini's model-improving search (most levels close
+// there in milliseconds), then the workers' last answers and the polish.
+var giniSteps = []step{
+	{"lp, branch and cut, pb workers", func(l *levelRun) bool { return l.i == 3 && l.open() }, (*levelRun).lpFirst},
+	{"gini", func(l *levelRun) bool { return l.gini && l.open() }, (*levelRun).giniSearch},
+	{"last answers and polish", func(*levelRun) bool { return true }, (*levelRun).finish},
+}
+
+// linearSteps search a part encoded with linear memory, on the PB
+// workers and the LP alone (linear.go): gini's models could break
+// memory there.
+var linearSteps = []step{
+	{"pb workers and lp", (*levelRun).linearRoom, (*levelRun).linear},
 }
 
 // syncLevels gives every settled level the incumbent's value. A plan
@@ -319,8 +396,9 @@ type levelRun struct {
 	giniEnd time.Time
 }
 
-// level searches level i until end, proves what it can, and freezes it.
-func (x *exact) level(i int, end time.Time) error {
+// level searches level i until end with steps, proves what it can, and
+// freezes it.
+func (x *exact) level(i int, end time.Time, steps []step) error {
 	x.at = i
 	lv := &x.levels[i]
 	lv.Index, lv.Name = i+1, model.LevelNames[i]
@@ -331,29 +409,42 @@ func (x *exact) level(i int, end time.Time) error {
 		}
 	}
 	defer func() { l.pw.stop() }()
-	// Most levels close by SAT in milliseconds. Level 4 rarely does: the
-	// LP with its cuts, branch and cut and the PB workers go first.
-	if i == 3 && l.lb < l.ub && x.run.ctx.Err() == nil {
-		if err := l.lpFirst(); err != nil {
+	for _, st := range steps {
+		if !st.when(l) {
+			continue
+		}
+		if err := st.run(l); err != nil {
 			return err
 		}
-	}
-	if l.lb < l.ub && l.gini && x.run.ctx.Err() == nil {
-		if err := l.giniSearch(); err != nil {
-			return err
-		}
-	}
-	if err := l.finish(); err != nil {
-		return err
 	}
 	if x.offerErr != nil {
 		return x.offerErr // from an LP asked between gini's tries
 	}
 	x.settle(i, l.lb, l.ub, l.src)
-	// Freeze the level at its value before the next (decoding is done).
-	x.e.ReleaseBound()
-	x.e.Freeze(i, l.ub)
+	x.freeze(i, l.ub)
 	return nil
+}
+
+// open says the level is neither proved nor interrupted.
+func (l *levelRun) open() bool { return l.lb < l.ub && l.x.run.ctx.Err() == nil }
+
+// freeze holds level i at v or better from the next level on: a clause
+// on the part's own encoding, an assumption on a shared one. Parts with
+// linear memory hold it in the next level's model alone (gini does not
+// search them, and a totalizer over 256 nodes' terms costs seconds).
+func (x *exact) freeze(i int, v int64) {
+	switch {
+	case x.e.LinearMemory:
+	case x.shared:
+		x.e.ReleaseBound()
+		if i < 3 {
+			x.frozen = append(x.frozen, x.e.LevelBound(i, v))
+		}
+	default:
+		// Decoding is done: the clauses may wipe the model.
+		x.e.ReleaseBound()
+		x.e.Freeze(i, v)
+	}
 }
 
 // poll takes the PB workers' answers until until (at once unless block).

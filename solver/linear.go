@@ -80,44 +80,25 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 	return false, ErrNoPlan
 }
 
-// solveLinear runs the levels on the PB workers alone.
-func (x *exact) solveLinear() error {
-	// The last level's presolve; before level 1's, half the encoding's
-	// time stands for it (256x1000: encoded in 0.2-0.25 s beside the warm
-	// start's local search, presolved in 0.1-0.14 s).
-	presolveTook := x.encodeTook / 2
-	if x.clock().Counted() {
-		presolveTook = 0 // wall time: no part of a counted search
-	}
-	for i := range x.levels {
-		now := x.clock().Now()
-		end := x.within(x.deadline).level(now, i, linearShare)
-		x.at = i
-		lv := &x.levels[i]
-		lv.Index, lv.Name = i+1, model.LevelNames[i]
-		lb, src := x.e.Offset(i), BoundTrivial
-		if i == 3 {
-			if b := x.e.GroupBound(x.obj[0], x.obj[1]); b > lb {
-				lb, src = b, BoundRelaxation
-			}
-		}
-		ub := x.obj[i]
-		// A level starts with a presolve that does not stop at the
-		// deadline (on the 256-node parts 0.1-0.14 s afresh, 0.03-0.1 s
-		// made from the last level's), then starts its workers (0.03-
-		// 0.05 s): one that would end past the deadline is not started.
-		// At a 2 s limit 256x1000-tight's level 4 started with less
-		// than a presolve's time left ran 0.1-0.2 s past the limit, and
-		// at 1 s one started with less than twice that, 0.03-0.12 s.
-		if lb < ub && x.clock().Until(end) > 2*presolveTook {
-			if err := x.linearLevel(i, end, &lb, &ub, &src, &presolveTook); err != nil {
-				return err
-			}
-		}
-		x.settle(i, lb, x.obj[i], src)
-		lv.Elapsed = x.clock().Since(now)
-	}
-	return x.syncLevels()
+// linearRoom says whether level l has time for a presolve and its
+// workers: a level starts with a presolve that does not stop at the
+// deadline (on the 256-node parts 0.1-0.14 s afresh, 0.03-0.1 s made
+// from the last level's), then starts its workers (0.03-0.05 s): one
+// that would end past the deadline is not started. At a 2 s limit
+// 256x1000-tight's level 4 started with less than a presolve's time
+// left ran 0.1-0.2 s past the limit, and at 1 s one started with less
+// than twice that, 0.03-0.12 s.
+func (l *levelRun) linearRoom() bool {
+	return l.open() && l.x.clock().Until(l.end) > 2*l.x.presolveTook
+}
+
+// linear is a level of a part with linear memory: its workers, and at
+// level 4 the LP beside them. The level's value is the incumbent's.
+func (l *levelRun) linear() error {
+	x := l.x
+	err := x.linearLevel(l.i, l.end, &l.lb, &l.ub, &l.src, &x.presolveTook)
+	l.ub = x.obj[l.i]
+	return err
 }
 
 // linearLevel searches level i on the PB workers; at level 4 the LP

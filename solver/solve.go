@@ -394,10 +394,6 @@ func (s *partSearch) searchPart(pi int, x *exact, share time.Duration) error {
 	x.e.Deadline = x.deadline
 	if s.r.greedy() {
 		x.heuristicLevels()
-	} else if x.e.LinearMemory {
-		if err := x.solveLinear(); err != nil {
-			return err
-		}
 	} else if err := x.solve(); err != nil {
 		return err
 	}
