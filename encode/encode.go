@@ -59,7 +59,7 @@ type Encoding struct {
 	Linear      Linear
 	// Deadline, when set, stops level-4 diagrams from growing past it.
 	Deadline time.Time
-	// Clock is Options.Clock.
+	// Clock is Options.Clock; SetClock changes it.
 	Clock *clock.Clock
 	// LinearMemory: memory is in the linear rows only (Options).
 	LinearMemory bool

@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"math"
 	"reflect"
 	"time"
@@ -38,6 +39,13 @@ func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
 		e.sat.Assume(ms...)
 	}
 	return e.sat.Try(d)
+}
+
+// SetClock makes c the clock the encoding reads its Deadline on and
+// charges its work to (TryUnder's ticks, each variable it adds): a
+// search on a shared encoding sets its own.
+func (e *Encoding) SetClock(c *clock.Clock) {
+	e.Clock, e.cnf.clock = c, c
 }
 
 // TickCost is what a tick of gini's search and a call besides its ticks

@@ -23,7 +23,7 @@ func lpFixture(tb testing.TB, seed uint64, nodes, variants int, limit time.Durat
 	if err != nil {
 		tb.Fatalf("encode: %v", err)
 	}
-	return &exact{p: p, e: e, obj: res.Objective, best: res.Assignment}, res
+	return &exact{p: p, e: e, ass: e.AssumptionLits(), obj: res.Objective, best: res.Assignment}, res
 }
 
 // BenchmarkStrongLP times level 4's strengthened LP (its cut rounds

@@ -32,7 +32,6 @@ const (
 	shareSparseLP                  // the sparse cut loop, past the dense LP's size
 	shareLagrangian                // the Lagrangian ascent before the sparse LP
 	shareScenarioWarm              // a what-if scenario's repaired base plan
-	shareScenarioLP                // a what-if scenario's LP bound at level 4
 	shareCanonicalPB               // the canonical PB job, when branch and cut is the fallback
 
 	// Parts of the whole limit, from the run's start (run.ofLimit).
@@ -84,8 +83,6 @@ var shares = [...]shareRule{
 		why: "the ascent gives a first valid bound fast and stalls soon; the sparse LP that follows is stronger given time"},
 	shareScenarioWarm: {part: 1.0 / 10,
 		why: "repairing the base plan is a first incumbent for the scenario, not its search"},
-	shareScenarioLP: {part: 1.0 / 2, max: scenarioLPMax,
-		why: "a scenario's LP bound may prove level 4, but half its time stays for the search that must find the plan"},
 	shareCanonicalPB: {part: 1.0 / 2,
 		why: "far from the LP's root the PB job's first model is the likely re-solve; branch and cut, its fallback, needs the other half"},
 	shareWarm: {part: 1.0 / 20, floor: 500 * time.Millisecond, floorPart: 1.0 / 4,

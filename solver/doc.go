@@ -12,17 +12,22 @@
 //
 // # Rooms
 //
-// The driver is this package: the level search of each part (exact.go,
-// linear.go), the PB portfolio (portfolio.go), symmetry, what-if
-// re-plans and explanations, and the time budget (budget.go: one table
-// of each technique's share of the time left, with its reason). The
-// math it asks for bounds lives below it: package mip (relaxation,
+// The driver is this package: one level loop (exact.go's solve), run
+// by every search: each part of a pool, each what-if scenario (on an
+// encoding the scenarios share, with levels frozen by assumption), and
+// so each explanation that weighs the best plan taking an option. A
+// level asks a list of steps in turn for bounds and plans (giniSteps:
+// the LP with its cuts, branch and cut and the PB workers, then gini's
+// search, then the workers' last answers and local search's polish;
+// linearSteps for parts with linear memory), each under its share of
+// the time from one table (budget.go, with its reason). The math the
+// steps ask for bounds lives below the driver: package mip (relaxation,
 // presolve, cuts, weak-duality and Lagrangian bounds, branch and cut),
-// package lp (the sparse dual simplex), package pb (the pseudo-boolean
-// worker and its processes), package localsearch (greedy and local
-// search). A new bounding technique has its math in mip (or a room of
-// its own beside it), its step in the level search with its share in
-// budget.go, and its name in BoundSource.
+// package lp (the sparse dual simplex), package pb (the
+// pseudo-boolean worker and its processes), package localsearch (greedy
+// and local search). A new bounding technique has its math in mip (or a
+// room of its own beside it), its step in the driver's list with its
+// share in budget.go, and its name in BoundSource.
 //
 // # Pipeline
 //
@@ -53,7 +58,8 @@
 //     with SAT-based LNS (4 random nodes freed, every other lane held at
 //     the incumbent, Try 200 ms). Every model is decoded before any clause
 //     is added (adding one wipes it) and offered to the evaluator. The
-//     level is then frozen with a unit clause at its value, proved or not.
+//     level is then frozen at its value, proved or not (a unit clause; an
+//     assumption on a shared encoding).
 //     Level 4 runs the pseudo-boolean portfolio and the strengthened LP
 //     first (below), then the gini search: its diagram starts exact and
 //     coarsens its resolution when it passes 60,000 nodes: a rounded-up
@@ -313,14 +319,13 @@
 // the machine of docs/benchmarks.md a 24-node pool at 40 units took
 // 54 ms, a 64-node pool at 1,000 units 1.1 s.
 //
-// What-if re-plans under a work budget (WhatIf.ReplanWork, work.go) do
-// not depend on the clock at all: each gini call has a budget of
-// propagation ticks (20,000 propagations each; encode's TryTicks), and
-// the search counts ticks, local-search evaluations
-// (localsearch.ImproveChecks) and LP iterations against the budget. gini
+// What-if re-plans under a work budget (WhatIf.ReplanWork) read a
+// counted clock of their own, charged as a work limit's plan is, plus
+// each scenario's fixed costs (work.go): each gini call has a budget of
+// propagation ticks (20,000 propagations each; encode's TryTicks). gini
 // is deterministic given the same calls, so a series of re-plans on one
 // encoding is the same on every run until the deadline, a safety cap,
-// ends a step (Replan.ClockCut).
+// cuts the search short (Replan.ClockCut).
 //
 // # Measured (BenchmarkSolve, pooltest.Random(1, nodes, variants), 5 s limit, 2 vCPUs, idle)
 //

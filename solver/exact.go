@@ -413,9 +413,11 @@ func (x *exact) level(i int, end time.Time, steps []step) error {
 		if !st.when(l) {
 			continue
 		}
+		t := time.Now()
 		if err := st.run(l); err != nil {
 			return err
 		}
+		x.tracer().f("level %d %s: %d..%d in %v", i+1, st.name, l.lb, l.ub, time.Since(t))
 	}
 	if x.offerErr != nil {
 		return x.offerErr // from an LP asked between gini's tries

@@ -16,7 +16,7 @@ import (
 // mirror, with the assumptions true and the earlier levels at the
 // incumbent's values (they are frozen there).
 func newRelaxation(x *exact, i int) *mip.Relaxation {
-	r := mip.NewRelaxation(x.e, x.obj, x.e.Linear.Assumed, i)
+	r := mip.NewRelaxation(x.e, x.obj, x.ass, i)
 	r.Clock = x.clock()
 	return r
 }

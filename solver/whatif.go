@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -13,9 +12,9 @@ import (
 	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
-	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
 // What-if questions share one encoding of the pool. A scenario is a set
@@ -25,12 +24,13 @@ import (
 // level bounds (totalizer outputs and level-4 diagrams, reused by every
 // scenario), so a scenario costs a few gini calls under assumptions.
 //
-// Each scenario is re-planned level by level like Solve, but with each
-// level's bound assumed rather than frozen: model-improving linear search
-// from a warm start (the base plan without what the scenario takes away,
-// repaired by local search), a level proved by an UNSAT answer one below
-// its value. Level 4 uses the exact diagram up to l4MaxNodes and is
-// otherwise left bounded by the group bound; no LP or PB worker runs.
+// Each scenario is re-planned by the level loop every part of Solve
+// runs (exact.go), on the shared encoding: its fixes, the kept pins and
+// cordons are the standing assumptions, each level is frozen by an
+// assumption rather than a clause, nothing breaks symmetry (a scenario
+// that takes a node away breaks the node's), and no PB worker starts.
+// The warm start is the base plan without what the scenario takes away,
+// repaired by local search.
 //
 // Levels are counted as package eval counts them on the pool the scenario
 // leaves (its nodes marked unavailable, its links gone). The encoding was
@@ -149,14 +149,11 @@ func (r *Replan) Proved() bool {
 // not taken, on one encoding of the pool. It is not safe for concurrent
 // use.
 type WhatIf struct {
-	p    *model.Pool
-	e    *encode.Encoding
-	base *Result
-	seed uint64
-	// l4TooBig is set once level 4's exact diagram has passed its cap:
-	// it would again for every scenario, and building it is the cost.
-	l4TooBig bool
-	short    *Shortfall // the base plan's, once asked
+	p     *model.Pool
+	e     *encode.Encoding
+	base  *Result
+	seed  uint64
+	short *Shortfall // the base plan's, once asked
 	// Calls counts gini calls, for benchmarks.
 	Calls int
 	// Trace, when set, gets the scenarios' search timeline, as
@@ -256,41 +253,45 @@ func awayFrom(nodes []string, down map[string]bool, links []model.Link) bool {
 
 // Replan re-plans the pool under sc, by deadline.
 func (w *WhatIf) Replan(ctx context.Context, sc Scenario, deadline time.Time) (*Replan, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	return w.replan(ctx, sc, nil, deadline)
 }
 
 // ReplanWork re-plans the pool under sc within work, a budget that ends
-// the search at the same step on every run; deadline is only a safety
-// cap, and Replan.ClockCut says when it, not the budget, ended a step.
-// What the solver learns carries over to later scenarios, so a series of
-// re-plans is the same on every run while none is clock-cut.
+// the search at the same step on every run: the search reads a counted
+// clock (internal/clock), charged for each step as a work limit's plan
+// is. deadline is only a safety cap, and Replan.ClockCut says when it,
+// not the budget, ended the search. What the solver learns carries over
+// to later scenarios, so a series of re-plans is the same on every run
+// while none is clock-cut.
 func (w *WhatIf) ReplanWork(ctx context.Context, sc Scenario, work Work, deadline time.Time) (*Replan, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	m := &workMeter{left: work, deadline: deadline, ctx: ctx, costs: w.costs()}
-	m.spend(w.overheadWork())
-	vars := w.e.MaxVar()
-	out, err := w.replan(ctx, sc, m, deadline)
-	// The bounds a scenario builds first (totalizers, diagrams) stay for
-	// the later ones: charged by what they add, each variable the dearer
-	// the bigger the solver it grows.
-	m.spend(Work(w.e.MaxVar()-vars) * (varWork2/2 + Work(vars)/growVarsDiv))
+	cut, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	clk := clock.Counted(time.Now())
+	clk.Charge(durationOf(w.overheadWork()))
+	out, err := w.replan(cut, sc, clk, clk.Now().Add(durationOf(work)))
 	if out != nil {
-		out.Work, out.ClockCut = m.used, m.clock
+		out.Work, out.ClockCut = Work(clk.Spent()/time.Microsecond), cut.Err() != nil
 	}
 	return out, err
 }
 
-func (w *WhatIf) replan(ctx context.Context, sc Scenario, m *workMeter, deadline time.Time) (*Replan, error) {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+// replan re-plans under sc until deadline, read on clk.
+func (w *WhatIf) replan(ctx context.Context, sc Scenario, clk *clock.Clock, deadline time.Time) (*Replan, error) {
 	if err := w.check(sc); err != nil {
 		return nil, err
 	}
+	// Diagrams built for this scenario stop at its deadline, on its clock.
+	defer func(d time.Time, c *clock.Clock) { w.e.Deadline = d; w.e.SetClock(c) }(w.e.Deadline, w.e.Clock)
+	w.e.Deadline = deadline
+	w.e.SetClock(clk)
 	sp, down := w.scenarioPool(sc)
-	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}, work: m}
+	k := &asker{p: sp, ix: sp.Index(), e: w.e, plan: w.base.Assignment, deadline: deadline, dropped: map[int]bool{}}
 	defer func() { w.Calls += k.calls }()
 	out := &Replan{Scenario: sc, Pool: sp, Result: &Result{Stats: Stats{Solver: Exact}}}
 	// Every answer says why the replan ended; a timed-out one has no
@@ -303,20 +304,15 @@ func (w *WhatIf) replan(ctx context.Context, sc Scenario, m *workMeter, deadline
 	}
 	w.dropBrokenPins(k, out, down, sc.Links)
 	sp.Pins = w.keptPins(k.dropped)
-	// Diagrams built for this scenario stop at its deadline.
-	defer func(d time.Time) { w.e.Deadline = d }(w.e.Deadline)
-	w.e.Deadline = deadline
-	s := &replanSearch{w: w, k: k, ctx: ctx, deadline: deadline, sp: sp, trace: newTracer(w.Trace, time.Now()), sc: sc, m: m}
-	if err := s.warm(sc); err != nil {
-		return nil, err
-	}
+	s := &replanSearch{w: w, k: k, ctx: ctx, clk: clk, deadline: deadline, sp: sp, trace: newTracer(w.Trace, time.Now()), sc: sc}
+	s.warm(sc)
 	s.trace.f("what-if %s: warm start %v", sc.Name(), s.have)
 	if !s.holdPins(sc, out) {
 		return out, nil
 	}
 	slices.SortFunc(out.Dropped, func(a, b Explanation) int { return strings.Compare(a.Subject, b.Subject) })
 	s.trace.f("what-if %s: pins checked", sc.Name())
-	defer s.trace.f("what-if %s: done", sc.Name())
+	defer func() { s.trace.f("what-if %s: done, %v of work", sc.Name(), clk.Spent()) }()
 	if err := s.run(sc); err != nil {
 		if errors.Is(err, ErrNoPlan) {
 			out.TimedOut = true
@@ -453,13 +449,13 @@ func (s *replanSearch) giveWay(sc Scenario, c []item, out *Replan, infeasible *[
 // report fills out with the best plan found and explains the sources it
 // leaves uncovered.
 func (s *replanSearch) report(out *Replan) {
-	k := s.k
-	out.Result.Assignment, out.Result.Objective, out.Result.Levels = s.best, s.rep.Objective, s.levels
+	k, x := s.k, s.x
+	out.Result.Assignment, out.Result.Objective, out.Result.Levels = x.best, x.rep.Objective, x.levels
 	out.Result.Stats.SolveCalls = k.calls
-	out.Uncovered, out.ExternalFirst, out.SLOBroken = s.rep.Uncovered, s.rep.ExternalFirst, s.rep.SLOBroken
-	k.plan = s.best
-	for _, sid := range s.rep.Uncovered {
-		out.Result.Explanations = append(out.Result.Explanations, k.explainSource(sid, s.levels[0].Status == Optimal))
+	out.Uncovered, out.ExternalFirst, out.SLOBroken = x.rep.Uncovered, x.rep.ExternalFirst, x.rep.SLOBroken
+	k.plan = x.best
+	for _, sid := range x.rep.Uncovered {
+		out.Result.Explanations = append(out.Result.Explanations, k.explainSource(sid, x.levels[0].Status == Optimal))
 	}
 }
 
@@ -532,25 +528,24 @@ func awayCause(nodes []string, down map[string]bool, links []model.Link) string 
 	return ""
 }
 
-// replanSearch is one scenario's lexicographic search.
+// replanSearch is one scenario's re-plan: its warm start and pool, and
+// the level loop's search of it (x).
 type replanSearch struct {
 	w        *WhatIf
 	k        *asker
 	ctx      context.Context
+	clk      *clock.Clock
 	deadline time.Time
 	sp       *model.Pool
 	chk      *eval.Checker
-	best     model.Assignment
-	enc      model.Objective // the encoding's objective of best
-	rep      eval.Report     // eval's report of best, on sp
-	have     bool
-	levels   [4]Level
-	trace    tracer
-	ep       *model.Pool // sp with the forced lanes and routes as pins
-	sc       Scenario
-	// m, when set, bounds the search by work, the deadline only a
-	// safety cap (ReplanWork).
-	m *workMeter
+	// best is the warm start, valid on ep and meeting the scenario
+	// (have), until the search (x) takes over.
+	best  model.Assignment
+	have  bool
+	x     *exact
+	trace tracer
+	ep    *model.Pool // sp with the forced lanes and routes as pins
+	sc    Scenario
 }
 
 // check is eval on the scenario's pool, with its forced lanes and
@@ -571,75 +566,56 @@ func (s *replanSearch) check(sc Scenario) *model.Pool {
 	return &ep
 }
 
-// warm is the first incumbent: the base plan repaired for the scenario
-// by local search, in a tenth of the time.
-func (s *replanSearch) warm(sc Scenario) error {
+// warm is the first incumbent: the base plan repaired for the scenario,
+// improved by local search for its share of the time (under a work
+// budget, at least the scenario's warmWork).
+func (s *replanSearch) warm(sc Scenario) {
 	ep := s.check(sc)
-	s.ep = ep
 	warm := s.repair(sc, ep)
-	if s.m != nil {
-		warm = s.improve(warm, s.w.seed, max(s.m.left/10, s.w.warmWork()))
-	} else {
-		warm = localsearch.ImproveUntilStale(ep, warm, s.w.seed, until(nil, s.deadline, shareScenarioWarm), exactWarmKicks)
+	end := until(s.clk, s.deadline, shareScenarioWarm)
+	if s.clk.Counted() {
+		end = later(end, s.clk.Now().Add(durationOf(s.w.warmWork())))
 	}
-	return s.accept(warm, false)
+	warm = localsearch.ImproveOn(s.ctx, ep, warm, s.w.seed, s.clk, end, exactWarmKicks)
+	if s.chk.Check(warm).Valid && s.meets(warm) {
+		s.best, s.have = warm, true
+	}
 }
 
-// improve is local search from a, within share of the work budget.
-func (s *replanSearch) improve(a model.Assignment, seed uint64, share Work) model.Assignment {
-	if share <= 0 || s.m.timeUp() {
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
 		return a
 	}
-	out, n, clock := localsearch.ImproveChecks(s.ctx, s.ep, a, seed, s.deadline, exactWarmKicks, s.m.checks(share))
-	s.m.spendChecks(n, clock)
-	return out
+	return b
 }
 
-// run finds a first plan if the warm start gave none, then searches
-// level by level.
+// run searches the scenario by the level loop, from the warm start or
+// from gini's first model, and counts its levels as eval does on the
+// scenario's pool.
 func (s *replanSearch) run(sc Scenario) error {
-	if s.have {
-		if lits, err := s.k.e.Lits(s.best); err == nil {
-			s.try(probeTry, lits...) // seeds gini's phases with the warm plan
-		}
+	r := &run{pool: s.ep, ctx: s.ctx, clock: s.clk, trace: s.trace, deadline: s.deadline, start: time.Now()}
+	x := newShared(r, s.ep, s.k.e, slices.Concat(s.k.fixed, s.k.assumed()), s.deadline, s.w.seed)
+	x.admit = s.meets
+	s.x = x
+	defer func() { s.k.calls += x.calls }()
+	ok, err := x.start(s.best, s.have)
+	if err != nil {
+		return err
 	}
-	if !s.have {
-		switch s.try(fullTryMax) {
-		case 1:
-			if err := s.accept(s.k.e.Decode(), true); err != nil {
-				return err
-			}
-		case -1:
-			return fmt.Errorf("%w: the scenario %s admits no plan after its pins were checked", ErrMismatch, sc.Name())
-		}
-		if !s.have {
-			return fmt.Errorf("%w: the scenario %s found no plan in time", ErrNoPlan, sc.Name())
-		}
+	if !ok {
+		return fmt.Errorf("%w: the scenario %s admits no plan after its pins were checked", ErrMismatch, sc.Name())
 	}
-	var frozen []z.Lit
-	for i := range s.levels {
-		// Levels 1-3 decide coverage, the cloud and SLOs, and mostly
-		// close at once: each may take all the time left. Level 4 has
-		// the rest.
-		end := s.deadline
-		lb, src, err := s.level(i, frozen, end)
-		if err != nil {
-			return err
-		}
-		s.levels[i] = Level{Index: i + 1, Name: model.LevelNames[i], Value: s.enc[i], LowerBound: lb, BoundSource: src}
-		s.trace.f("what-if level %d: %d, bound %d (%s)", i+1, s.enc[i], lb, src)
-		if i < 3 {
-			frozen = append(frozen, s.k.e.LevelBound(i, s.enc[i]))
-		}
+	if err := x.solve(); err != nil {
+		return err
 	}
 	// A later level's plan may be better at an earlier, unproved level;
 	// and levels count as eval counts them on the scenario's pool.
-	for i := range s.levels {
-		lv := &s.levels[i]
-		d := s.enc[i] - s.rep.Objective[i]
-		lv.Value = s.rep.Objective[i]
+	for i := range x.levels {
+		lv := &x.levels[i]
+		d := x.obj[i] - x.rep.Objective[i]
+		lv.Value = x.rep.Objective[i]
 		lv.LowerBound = max(0, min(lv.LowerBound-d, lv.Value))
-		if i == 1 && s.levels[0].Status != Optimal {
+		if i == 1 && x.levels[0].Status != Optimal {
 			lv.LowerBound = max(0, min(lv.LowerBound, lv.Value-s.localLost()))
 		}
 		lv.Status = Bounded
@@ -728,193 +704,6 @@ func (s *replanSearch) meets(a model.Assignment) bool {
 		}
 	}
 	return true
-}
-
-// try runs one gini call under the scenario, the kept pins and cordons,
-// and ms.
-func (s *replanSearch) try(cap time.Duration, ms ...z.Lit) int {
-	e := s.k.e
-	if s.m != nil {
-		s.k.calls++
-		return s.m.sat(e, forTime(cap), s.k.fixed, s.k.assumed(), ms)
-	}
-	left := time.Until(s.deadline)
-	if s.ctx.Err() != nil || left <= 0 {
-		return 0
-	}
-	s.k.calls++
-	return e.TryUnder(min(cap, left), s.k.fixed, s.k.assumed(), ms)
-}
-
-// accept checks a plan with eval on the scenario's pool and with the
-// encoding, and keeps it when it is better. A SAT plan eval rejects is a
-// bug.
-func (s *replanSearch) accept(a model.Assignment, fromSAT bool) error {
-	rep := s.chk.Check(a)
-	if !rep.Valid || !s.meets(a) {
-		if fromSAT {
-			return fmt.Errorf("%w: what-if plan invalid: %w (or not what the scenario forces)", ErrMismatch, rep.Err())
-		}
-		return nil
-	}
-	enc, err := s.k.e.Objective(a)
-	if err != nil {
-		if fromSAT {
-			return fmt.Errorf("%w: %w", ErrMismatch, err)
-		}
-		return nil
-	}
-	if s.have && !enc.Less(s.enc) {
-		return nil
-	}
-	s.best, s.enc, s.rep, s.have = a, enc, rep, true
-	return nil
-}
-
-// level searches level i down from the incumbent under the earlier
-// levels' bounds, until end; it returns the level's lower bound (in the
-// encoding's count) and its source.
-func (s *replanSearch) level(i int, frozen []z.Lit, end time.Time) (int64, BoundSource, error) {
-	e := s.k.e
-	lb, src := e.Offset(i), BoundTrivial
-	if i == 3 {
-		if b := e.GroupBound(s.enc[0], s.enc[1]); b > lb {
-			lb, src = b, BoundRelaxation
-		}
-	}
-	for lb < s.enc[i] && s.searching(end) {
-		var bound []z.Lit
-		if i < 3 {
-			bound = []z.Lit{e.LevelBound(i, s.enc[i]-1)}
-		} else {
-			if s.w.l4TooBig {
-				break
-			}
-			lits, ok := e.L4Bound(s.enc[i]-1, 1, true, l4MaxNodes)
-			if !ok && s.m != nil && s.m.timeUp() {
-				// The deadline, not the node cap: another scenario
-				// may build it.
-				break
-			}
-			if !ok {
-				// Past its node cap (or a share of time) it would be
-				// again for every scenario, and building it is the cost.
-				s.w.l4TooBig = true
-				break
-			}
-			bound = lits
-		}
-		r := s.tryUntil(end, append(slices.Clone(frozen), bound...)...)
-		switch r {
-		case 1:
-			before := s.enc
-			if err := s.accept(e.Decode(), true); err != nil {
-				return 0, "", err
-			}
-			if !s.enc.Less(before) {
-				return 0, "", fmt.Errorf("%w: a plan under level %d <= %d is no better than %v", ErrMismatch, i+1, before[i]-1, before)
-			}
-		case -1:
-			if !e.Exact {
-				return lb, src, nil // rounded memory proves nothing
-			}
-			lb, src = s.enc[i], BoundSATUnsat
-		default:
-			return lb, src, nil
-		}
-	}
-	if i == 3 && lb < s.enc[i] && s.searching(end) {
-		lpEnd := s.deadline
-		if s.m == nil {
-			lpEnd = until(nil, end, shareScenarioLP)
-		}
-		if b, ok := s.lpBound(lpEnd); ok && b > lb {
-			lb, src = b, BoundLP
-		}
-	}
-	if i == 3 && s.w.l4TooBig && lb < s.enc[i] && s.searching(end) {
-		// No exact diagram: local search polishes the incumbent instead.
-		var polished model.Assignment
-		if s.m != nil {
-			polished = s.improve(s.best, s.w.seed+1, s.m.left)
-		} else {
-			polished = localsearch.ImproveUntilStale(s.ep, s.best, s.w.seed+1, end, exactWarmKicks)
-		}
-		if err := s.accept(polished, false); err != nil {
-			return 0, "", err
-		}
-	}
-	return min(lb, s.enc[i]), src, nil
-}
-
-// searching reports whether the search goes on: before end, or with work
-// left under a work budget (the deadline then only a safety cap).
-func (s *replanSearch) searching(end time.Time) bool {
-	if s.m != nil {
-		return !s.m.spent()
-	}
-	return time.Now().Before(end) && s.ctx.Err() == nil
-}
-
-// scenarioLPMax caps the LP a scenario's level 4 gets: its root and a few
-// rounds of cuts, as a bound; the scenario's search goes on without it.
-const scenarioLPMax = 250 * time.Millisecond
-
-// lpBound bounds level 4 under the scenario by the LP with its cuts: the
-// encoding's linear mirror with the scenario's assumptions true (its
-// fixes and the pins it keeps, not the encoding's own set) and the
-// earlier levels at most their values, as the SAT bounds assume them.
-func (s *replanSearch) lpBound(deadline time.Time) (int64, bool) {
-	e := s.k.e
-	if !e.Exact || s.k.static {
-		return 0, false // rounded memory proves nothing
-	}
-	assumed := append(slices.Clone(s.k.fixed), s.k.assumed()...)
-	if s.m != nil {
-		s.m.spend(s.m.lp) // the relaxation and its presolve
-	}
-	r, ok := mip.Presolve(mip.NewRelaxation(e, s.enc, assumed, 3), deadline)
-	if s.m != nil && s.m.timeUp() {
-		return 0, false
-	}
-	if !ok || len(r.Rows) == 0 || !mip.FitsSparse(r) {
-		return 0, false
-	}
-	stop := func() bool { return s.ctx.Err() != nil }
-	if m := s.m; m != nil {
-		// Its share of the work: half what is left, at most what
-		// scenarioLPMax stands for.
-		lpLeft := min(m.left/2, forTime(scenarioLPMax))
-		stop = func() bool {
-			if m.timeUp() || lpLeft <= 0 {
-				return true
-			}
-			lpLeft -= lpStopWork
-			m.spend(lpStopWork)
-			return false
-		}
-	}
-	best, _, pr, _, rounds, _ := mip.SparseRounds(r, deadline, stop, s.trace.f, nil)
-	if s.m != nil && s.m.timeUp() {
-		return 0, false
-	}
-	if pr == nil {
-		return 0, false
-	}
-	b := int64(math.Ceil(best-1e-6)) + r.Constant + e.Linear.Offsets[3]
-	s.trace.f("what-if level 4 LP: bound %d after %d rounds", b, rounds)
-	return b, true
-}
-
-func (s *replanSearch) tryUntil(end time.Time, ms ...z.Lit) int {
-	if s.m != nil {
-		return s.try(fullTryMax, ms...)
-	}
-	left := time.Until(end)
-	if left <= 0 {
-		return 0
-	}
-	return s.try(min(fullTryMax, left), ms...)
 }
 
 // explainSource says why source sid is uncovered in k's plan: every

@@ -126,9 +126,6 @@ type asker struct {
 	// hardOnly stops at whether any plan can take an option: what keeps
 	// it from this plan is not weighed.
 	hardOnly bool
-	// work, when set, bounds the calls by work, the deadline only a
-	// safety cap (WhatIf.ReplanWork).
-	work *workMeter
 }
 
 // item is a named assumption a conflict set may name.
@@ -243,16 +240,12 @@ func (k *asker) routeLit(sid, m, vid string) (z.Lit, bool) {
 
 // try runs one bounded gini call under ms.
 func (k *asker) try(ms []z.Lit) int {
-	if k.work != nil {
-		k.calls++
-		k.work.spend(k.work.ask)
-		return k.work.sat(k.e, forTime(explainTry), k.fixed, ms)
-	}
 	left := k.e.Clock.Until(k.deadline)
 	if left <= 0 {
 		return 0
 	}
 	k.calls++
+	k.e.Clock.Charge(askCost(k.e))
 	return k.e.TryUnder(min(explainTry, left), k.fixed, ms)
 }
 

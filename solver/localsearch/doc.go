@@ -15,6 +15,6 @@
 // It does not encode, call a SAT solver or read files. Randomness comes
 // from PCG generators seeded by the caller: the same pool, plan and seed
 // give the same result unless the deadline cuts the search short;
-// ImproveChecks' budget of move evaluations ends it at the same move on
-// every machine.
+// ImproveOn's counted clock, charged for each evaluation of a move, ends
+// it at the same move on every machine.
 package localsearch

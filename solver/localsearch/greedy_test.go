@@ -3,6 +3,7 @@ package localsearch
 import (
 	"context"
 	"fmt"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"reflect"
 	"testing"
 	"time"
@@ -232,41 +233,37 @@ func FuzzGreedyAndImprove(f *testing.F) {
 	})
 }
 
-// A budget of evaluations ends the search at the same move on every run,
-// whatever the clock: it stops there, says the clock did not, and gives
-// the same plan twice; the same search with no budget goes further.
-func TestImproveChecksStopsAtTheSameMoveOnEveryRun(t *testing.T) {
+// A counted clock ends the search at the same move on every run,
+// whatever the wall clock: the same budget gives the same plan twice,
+// spends the same work, and a larger one goes further.
+func TestACountedClockEndsTheSearchAtTheSameMoveOnEveryRun(t *testing.T) {
 	p := pooltest.Random(11, 24, 60)
 	a := Greedy(p, 5)
-	far := time.Now().Add(time.Minute)
+	origin := time.Unix(0, 0)
+	ctx := context.Background()
+	full := clock.Counted(origin)
+	ImproveOn(ctx, p, a, 9, full, origin.Add(time.Hour), StaleKicks)
 	tests := []struct {
 		name   string
-		budget int
+		budget time.Duration
 	}{
-		{"a budget of 50 evaluations", 50},
-		{"a budget of 500 evaluations", 500},
+		{"a budget of a tenth of the search", full.Spent() / 10},
+		{"a budget of half the search", full.Spent() / 2},
 	}
-	ctx := context.Background()
-	_, full, _ := ImproveChecks(ctx, p, a, 9, far, StaleKicks, 0)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			b1, n1, clock1 := ImproveChecks(ctx, p, a, 9, far, StaleKicks, tt.budget)
-			b2, n2, clock2 := ImproveChecks(ctx, p, a, 9, far, StaleKicks, tt.budget)
-			if clock1 || clock2 {
-				t.Fatal("the clock stopped a search a minute from its deadline")
+			c1, c2 := clock.Counted(origin), clock.Counted(origin)
+			b1 := ImproveOn(ctx, p, a, 9, c1, origin.Add(tt.budget), StaleKicks)
+			b2 := ImproveOn(ctx, p, a, 9, c2, origin.Add(tt.budget), StaleKicks)
+			if c1.Spent() != c2.Spent() || !reflect.DeepEqual(b1, b2) {
+				t.Errorf("two runs with the same budget differ: %v and %v of work", c1.Spent(), c2.Spent())
 			}
-			if n1 != tt.budget || n2 != tt.budget {
-				t.Errorf("evaluations %d and %d, want the budget %d (the search alone made %d)", n1, n2, tt.budget, full)
-			}
-			if !reflect.DeepEqual(b1, b2) {
-				t.Error("two runs with the same budget differ")
+			if c1.Spent() >= full.Spent() {
+				t.Errorf("the budget %v cut nothing: %v spent, the whole search %v", tt.budget, c1.Spent(), full.Spent())
 			}
 			if eval.Check(p, a).Objective.Less(eval.Check(p, b1).Objective) {
 				t.Error("the budgeted search made the plan worse")
 			}
 		})
-	}
-	if full <= 500 {
-		t.Fatalf("the search alone made %d evaluations: the budgets above cut nothing", full)
 	}
 }

@@ -36,26 +36,14 @@ func ImproveUntilStale(p *model.Pool, a model.Assignment, seed uint64, deadline 
 // ImproveContext is ImproveUntilStale that also stops, as at its
 // deadline, once ctx is done (an interrupted solve).
 func ImproveContext(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale int) model.Assignment {
-	out, _, _ := ImproveChecks(ctx, p, a, seed, deadline, stale, 0)
-	return out
-}
-
-// ImproveChecks is ImproveContext that also stops after maxChecks
-// evaluations of a move (0: no such cap), a budget that ends the search
-// at the same move on every machine. It returns the plan, the
-// evaluations made, and whether the deadline or ctx stopped the search
-// before its own end or the budget did (the plan may then differ between
-// runs).
-func ImproveChecks(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
-	return improve(ctx, p, a, seed, nil, deadline, stale, maxChecks)
+	return improve(ctx, p, a, seed, nil, deadline, stale)
 }
 
 // ImproveOn is ImproveContext against clk's time: a counted clock is
 // charged for each evaluation of a move, so the search ends at the same
 // move on every machine.
 func ImproveOn(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
-	out, _, _ := improve(ctx, p, a, seed, clk, deadline, stale, 0)
-	return out
+	return improve(ctx, p, a, seed, clk, deadline, stale)
 }
 
 // EvalCost is what an evaluation of a move stands for in work, on a pool
@@ -65,18 +53,18 @@ func EvalCost(items int) time.Duration {
 	return time.Duration(2000+items/8) * time.Nanosecond
 }
 
-func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale, maxChecks int) (model.Assignment, int, bool) {
+func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
 	pr := newLSProblem(p)
 	st := pr.newState()
 	st.load(a)
-	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx, maxChecks: maxChecks, clk: clk}
+	ls := &lsSearch{st: st, rng: rand.New(rand.NewPCG(seed, 0x5eed10ca1)), deadline: deadline, staleKicks: stale, ctx: ctx, clk: clk}
 	if clk.Counted() {
 		// An evaluation re-derives the routes of the sources a move
 		// touches: a few microseconds, more on a large pool.
 		ls.checkCost = EvalCost(len(pr.vars) + len(pr.srcs))
 	}
 	ls.run()
-	return ls.result(p, a), ls.checks, ls.clock
+	return ls.result(p, a)
 }
 
 // result is the search's plan, or a when eval rates a better.
@@ -104,10 +92,6 @@ type lsSearch struct {
 	queued    []bool
 	stopped   bool
 	checks    int
-	// maxChecks, when positive, stops the search after that many
-	// evaluations; clock is set when the deadline or ctx stopped it.
-	maxChecks int
-	clock     bool
 	// staleKicks ends the kick phase after that many kicks in a row
 	// fail to improve.
 	staleKicks int
@@ -119,10 +103,8 @@ func (ls *lsSearch) timeUp() bool {
 		return true
 	}
 	ls.checks++
-	if ls.maxChecks > 0 && ls.checks >= ls.maxChecks {
+	if ls.checks%32 == 0 && (!ls.deadline.IsZero() && ls.pastDeadline() || ls.ctx.Err() != nil) {
 		ls.stopped = true
-	} else if ls.checks%32 == 0 && (!ls.deadline.IsZero() && ls.pastDeadline() || ls.ctx.Err() != nil) {
-		ls.stopped, ls.clock = true, true
 	}
 	return ls.stopped
 }
