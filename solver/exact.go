@@ -449,11 +449,6 @@ func (x *exact) freeze(i int, v int64) {
 	}
 }
 
-// poll takes the PB workers' answers until until (at once unless block).
-func (l *levelRun) poll(until time.Time, block bool) error {
-	return l.x.pollPB(l.pw, until, block, &l.lb, &l.ub, &l.src)
-}
-
 // lpFirst is level 4's start: the workers on the presolved model, the LP
 // with its cuts beside them (its reduced-cost fixings then restart the
 // clause-learning worker), and branch and cut from the LP.
@@ -531,7 +526,7 @@ func (l *levelRun) lpFirst() error {
 		}
 	}
 	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := x.fixedSearch(x.within(end).until(shareFixedSearch), l.sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := l.fixedSearch(x.within(end).until(shareFixedSearch)); err != nil {
 			return err
 		}
 	}
@@ -546,7 +541,7 @@ func (l *levelRun) branchAndCut() error {
 	bc := newBranchCut(x, i, l.sr)
 	bc.Poll = func(ub *int64) (bool, error) {
 		x.run.progress(i, x.obj, l.lb)
-		err := x.pollPB(l.pw, l.end, false, &l.lb, ub, &l.src)
+		err := l.poll(l.end, false)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
 	proved, err := bc.Run(x.within(l.end).until(shareBranchAndCut), &l.ub)
@@ -758,7 +753,7 @@ func (l *levelRun) finish() error {
 			}
 		}
 		before := l.ub
-		if err := x.polish(l.pw, x.within(end).until(sharePolishLast), false, &l.lb, &l.ub, &l.src); err != nil {
+		if err := l.polish(x.within(end).until(sharePolishLast), false); err != nil {
 			return err
 		}
 		if l.ub < before {
@@ -770,7 +765,7 @@ func (l *levelRun) finish() error {
 	}
 	if sr := l.sr; sr != nil && !sr.noLP && l.lb < l.ub && smallGap(l.lb, l.ub) && !l.pw.alive() && x.e.Exact {
 		x.e.ReleaseBound()
-		if err := x.fixedSearch(end, sr, &l.lb, &l.ub, &l.src); err != nil {
+		if err := l.fixedSearch(end); err != nil {
 			return err
 		}
 	}
@@ -779,22 +774,23 @@ func (l *levelRun) finish() error {
 
 // polish runs local search from the incumbent until end and offers the
 // result; the level's value follows when it is better.
-func (x *exact) polish(pw *pbLevel, end time.Time, untilStale bool, lb, ub *int64, src *BoundSource) error {
+func (l *levelRun) polish(end time.Time, untilStale bool) error {
+	x := l.x
 	// Rounds from the best plan with fresh seeds until end: a round ends
 	// when its kicks go stale, often well before end. The workers'
 	// answers are taken between rounds: one may prove the level. With
 	// untilStale, a round that gains under polishStale of the level
 	// ends it too: mending a worker's plan before the level's own
 	// search needs a round or two, and on 256x1000 each takes a second.
-	for *lb < *ub && x.clock().Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+	for l.lb < l.ub && x.clock().Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		before := x.obj[x.at]
 		a := localsearch.ImproveOn(x.run.ctx, x.p, x.best, x.rng.Uint64(), x.clock(), end, localsearch.StaleKicks)
 		if _, err := x.acceptPolished(a); err != nil {
 			return err
 		}
 		x.tracer().f("level %d polished: %v", x.at+1, x.obj)
-		*ub = x.obj[x.at]
-		if err := x.pollPB(pw, end, false, lb, ub, src); err != nil {
+		l.ub = x.obj[x.at]
+		if err := l.poll(end, false); err != nil {
 			return err
 		}
 		if untilStale && float64(before-x.obj[x.at]) <= polishStale*math.Abs(float64(before)) {
@@ -856,19 +852,20 @@ var smallVars = 1000
 // mip.Relaxation), with the exact diagram over the groups the fixes leave
 // free. UNSAT proves ub; a timeout or a diagram past its cap leaves lb
 // and ub as they are.
-func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src *BoundSource) error {
+func (l *levelRun) fixedSearch(end time.Time) error {
+	x, sr := l.x, l.sr
 	defer x.e.ReleaseBound()
-	for *lb < *ub && x.clock().Now().Before(end) && x.run.ctx.Err() == nil {
-		fixes, knap, ok := sr.fixesFor(*ub - 1)
+	for l.lb < l.ub && x.clock().Now().Before(end) && x.run.ctx.Err() == nil {
+		fixes, knap, ok := sr.fixesFor(l.ub - 1)
 		if !ok {
-			*lb, *src = *ub, sr.source
+			l.lb, l.src = l.ub, sr.source
 			return nil
 		}
 		x.fixGen++
 		// Building may use a third of the time left, no more.
 		saved := x.e.Deadline
 		x.e.Deadline = x.within(end).until(shareFixingBuild)
-		lits, ok := x.e.L4BoundFixed(*ub-1, x.fixGen, fixes, l4FixedMaxNodes)
+		lits, ok := x.e.L4BoundFixed(l.ub-1, x.fixGen, fixes, l4FixedMaxNodes)
 		var kl []z.Lit
 		if ok && len(knap) > 0 {
 			kl, ok = x.e.SumBound(x.fixGen, knap, rcScale, l4FixedMaxNodes)
@@ -877,16 +874,16 @@ func (x *exact) fixedSearch(end time.Time, sr *strongResult, lb, ub *int64, src 
 		if !ok {
 			return nil
 		}
-		x.run.progress(3, x.obj, *lb)
+		x.run.progress(3, x.obj, l.lb)
 		lits = append(append(lits, kl...), fixes...)
 		switch x.tryUntil(end, x.clock().Until(end), lits...) {
 		case 1:
 			if _, err := x.decodeSAT(); err != nil {
 				return err
 			}
-			*ub = x.obj[3]
+			l.ub = x.obj[3]
 		case -1:
-			*lb, *src = *ub, BoundReducedCost
+			l.lb, l.src = l.ub, BoundReducedCost
 		default:
 			return nil
 		}

@@ -59,22 +59,20 @@ func (x *exact) startLinear(warm model.Assignment, haveWarm bool) (bool, error) 
 		}
 		return false, ErrNoPlan
 	}
-	pw := x.startPB(0, &r, math.MaxInt64/4, x.run.deadline)
-	if pw == nil {
+	l := &levelRun{x: x, i: 0, ub: math.MaxInt64 / 4}
+	if l.pw = x.startPB(0, &r, l.ub, x.run.deadline); l.pw == nil {
 		return false, ErrNoPlan
 	}
-	defer pw.stop()
-	var lb, ub int64 = 0, math.MaxInt64 / 4
-	var src BoundSource
-	for x.best.Lanes == nil && pw.alive() && x.clock().Now().Before(x.run.deadline) {
-		if err := x.pollPB(pw, x.clock().Now().Add(20*time.Millisecond), true, &lb, &ub, &src); err != nil {
+	defer l.pw.stop()
+	for x.best.Lanes == nil && l.pw.alive() && x.clock().Now().Before(x.run.deadline) {
+		if err := l.poll(x.clock().Now().Add(20*time.Millisecond), true); err != nil {
 			return false, err
 		}
 	}
 	if x.best.Lanes != nil {
 		return true, nil
 	}
-	if !pw.alive() && x.e.Exact {
+	if !l.pw.alive() && x.e.Exact {
 		return false, nil // the search ended without a model: infeasible
 	}
 	return false, ErrNoPlan
@@ -93,21 +91,20 @@ func (l *levelRun) linearRoom() bool {
 }
 
 // linear is a level of a part with linear memory: its workers, and at
-// level 4 the LP beside them. The level's value is the incumbent's.
+// level 4 the LP bound (relax) beside them, whose reduced-cost fixings
+// restart the clause-learning worker. The level's value is the
+// incumbent's.
 func (l *levelRun) linear() error {
-	x := l.x
-	err := x.linearLevel(l.i, l.end, &l.lb, &l.ub, &l.src, &x.presolveTook)
-	l.ub = x.obj[l.i]
+	err := l.linearSearch()
+	l.ub = l.x.obj[l.i]
 	return err
 }
 
-// linearLevel searches level i on the PB workers; at level 4 the LP
-// bound (relax) is computed beside them, and its reduced-cost fixings
-// restart the clause-learning worker.
-func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSource, presolveTook *time.Duration) error {
+func (l *levelRun) linearSearch() error {
+	x, i, end := l.x, l.i, l.end
 	t := x.clock().Now()
 	r, ok := presolved(x, i, end)
-	*presolveTook = x.clock().Since(t)
+	x.presolveTook = x.clock().Since(t)
 	if !ok {
 		return nil
 	}
@@ -117,19 +114,17 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 	// Level 4 past fitsSparse with its LP, from a worker's plan: the
 	// polish runs beside the LP, and the worker starts after it.
 	if i == 3 && !mip.FitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
-		return x.besideLP(i, &r, end, lb, ub, src)
+		return l.besideLP(&r)
 	}
 	// Levels 2 and 3's workers start before the polish and run beside
 	// it (on 256x1000 and -tight those levels ended 0.3-0.8 s sooner),
 	// and so does level 4's past fitsSparse: on 256x1000 it needs about
 	// two seconds to its first plan.
-	var pw *pbLevel
 	early := i == 1 || i == 2 || i == 3 && !mip.FitsSparse(r.rel)
 	if early {
-		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
+		if l.pw = x.startPB(i, &r, l.ub-1, end); l.pw == nil {
 			return nil
 		}
-		defer pw.stop()
 	}
 	if i > 0 && !x.fromWarm {
 		// The last level's plan came from a worker, which looked at that
@@ -139,47 +134,48 @@ func (x *exact) linearLevel(i int, end time.Time, lb, ub *int64, src *BoundSourc
 		polishEnd := x.within(end).until(shareMend)
 		var err error
 		if early && i < 3 {
-			err = x.polishBeside(pw, polishEnd, lb, ub, src)
+			err = l.polishBeside(polishEnd)
 		} else {
-			err = x.polish(pw, polishEnd, true, lb, ub, src)
+			err = l.polish(polishEnd, true)
 		}
 		if err != nil {
 			return err
 		}
-		if *lb >= *ub {
+		if l.lb >= l.ub {
 			return nil
 		}
 	}
 	if !early {
-		if pw = x.startPB(i, &r, *ub-1, end); pw == nil {
+		if l.pw = x.startPB(i, &r, l.ub-1, end); l.pw == nil {
 			return nil
 		}
-		defer pw.stop()
 	}
 	if i == 3 && x.e.Exact {
-		if err := x.levelLP(i, &r, end, &pw, nil, lb, ub, src); err != nil {
+		if err := l.lpBeside(&r, nil); err != nil {
 			return err
 		}
 	}
-	return x.levelEnd(i, pw, end, lb, ub, src)
+	return l.lastAnswers()
 }
 
-// levelLP bounds level i by the LP with its cuts beside the workers *pw,
-// and restarts them on its fixings. each, when not nil, runs between LP
-// iterations (false) and once after the LP (true); it may start *pw.
-func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, each func(after bool) error, lb, ub *int64, src *BoundSource) error {
+// lpBeside bounds the level by the LP with its cuts beside the workers
+// l.pw, and restarts them on its fixings. each, when not nil, runs
+// between LP iterations (false) and once after the LP (true); it may
+// start l.pw.
+func (l *levelRun) lpBeside(r *strongResult, each func(after bool) error) error {
+	x, i, end := l.x, l.i, l.end
 	var pollErr error
 	stop := func() bool {
 		if pollErr == nil && each != nil {
 			pollErr = each(false)
 		}
 		if pollErr == nil {
-			pollErr = x.pollPB(*pw, end, false, lb, ub, src)
+			pollErr = l.poll(end, false)
 		}
-		*ub = min(*ub, x.obj[i]) // offerVertex's plans
-		return pollErr != nil || x.offerErr != nil || *lb >= *ub || x.lpBound >= *ub
+		l.ub = min(l.ub, x.obj[i]) // offerVertex's plans
+		return pollErr != nil || x.offerErr != nil || l.lb >= l.ub || x.lpBound >= l.ub
 	}
-	sr, ok := strongLPUnless(x, i, *ub-1, end, stop, nil, r.rel)
+	sr, ok := strongLPUnless(x, i, l.ub-1, end, stop, nil, r.rel)
 	if pollErr == nil && each != nil {
 		pollErr = each(true)
 	}
@@ -189,13 +185,13 @@ func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, eac
 	if x.offerErr != nil {
 		return x.offerErr
 	}
-	*ub = min(*ub, x.obj[i])
+	l.ub = min(l.ub, x.obj[i])
 	if ok && !sr.noLP {
-		if sr.bound > *lb {
-			*lb, *src = min(sr.bound, *ub), sr.source
+		if sr.bound > l.lb {
+			l.lb, l.src = min(sr.bound, l.ub), sr.source
 		}
-		if *lb < *ub && *pw != nil && x.clock().Until(end) > fixingsMinLeft {
-			(*pw).withLP(&sr, *ub)
+		if l.lb < l.ub && l.pw != nil && x.clock().Until(end) > fixingsMinLeft {
+			l.pw.withLP(&sr, l.ub)
 		}
 	}
 	return nil
@@ -207,20 +203,20 @@ func (x *exact) levelLP(i int, r *strongResult, end time.Time, pw **pbLevel, eac
 // worker needs more than that to answer.
 const fixingsMinLeft = 250 * time.Millisecond
 
-// levelEnd takes the workers' answers until the level's end; at level 4
-// their incumbent is polished by local search in the last quarter while
-// they go on: it never worsens an earlier level, and often finds what
-// their search does not.
-func (x *exact) levelEnd(i int, pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
-	if i == 3 {
-		if err := x.pollPB(pw, x.within(end).until(shareFinalQuarter), true, lb, ub, src); err != nil {
+// lastAnswers takes the workers' answers until the level's end; at
+// level 4 their incumbent is polished by local search in the last
+// quarter while they go on: it never worsens an earlier level, and often
+// finds what their search does not.
+func (l *levelRun) lastAnswers() error {
+	if l.i == 3 {
+		if err := l.poll(l.x.within(l.end).until(shareFinalQuarter), true); err != nil {
 			return err
 		}
-		if err := x.polish(pw, end, false, lb, ub, src); err != nil {
+		if err := l.polish(l.end, false); err != nil {
 			return err
 		}
 	}
-	return x.pollPB(pw, end, true, lb, ub, src)
+	return l.poll(l.end, true)
 }
 
 // besideGain is the least share of the level a round of the polish
@@ -238,7 +234,8 @@ const besideGain = 0.001
 // the LP starts on the caller's, where it used to wait for the mending
 // (a second on 256x1000; its LP then got to the bound of its fourth
 // solve, 455,352, by the end of a 10 s run, and now to its fifth).
-func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, src *BoundSource) error {
+func (l *levelRun) besideLP(r *strongResult) error {
+	x, i, end := l.x, l.i, l.end
 	// Rounds of a second at most, while each gains besideGain or more,
 	// until the last quarter of the level (the final polish's).
 	polishEnd := x.within(end).until(shareFinalQuarter)
@@ -248,9 +245,7 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 	// that descent found 1,133,717 at 30 s where a worker started below
 	// the mended plan found nothing. Started at once, its process made
 	// three busy threads on two cores, and the LP missed a solve.
-	cutoff := *ub - 1
-	var pw *pbLevel
-	defer func() { pw.stop() }()
+	cutoff := l.ub - 1
 	waiting := true
 	take := func(block bool) error {
 		if !waiting {
@@ -267,11 +262,11 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 			}
 		}
 		waiting = false
-		if err := x.takePolished(a, ub); err != nil {
+		if err := l.takePolished(a); err != nil {
 			return err
 		}
-		if *lb < *ub {
-			pw = x.startPB(i, r, cutoff, end)
+		if l.lb < l.ub {
+			l.pw = x.startPB(i, r, cutoff, end)
 		}
 		return nil
 	}
@@ -281,10 +276,10 @@ func (x *exact) besideLP(i int, r *strongResult, end time.Time, lb, ub *int64, s
 			return err
 		}
 	}
-	if err := x.levelLP(i, r, end, &pw, take, lb, ub, src); err != nil {
+	if err := l.lpBeside(r, take); err != nil {
 		return err
 	}
-	return x.levelEnd(i, pw, end, lb, ub, src)
+	return l.lastAnswers()
 }
 
 // mend runs local search from the incumbent on a goroutine, in rounds of
@@ -325,24 +320,25 @@ func (x *exact) mend(ctx context.Context, end time.Time, gain float64) <-chan mo
 // now at 2.35-2.6 s, and its level-4 LP missed a solve at 10 s). With
 // no polish at all those levels end sooner still, but at 3 s
 // 256x1000-tight kept [22 17 21 ..] instead of [22 16 11 ..].
-func (x *exact) polishBeside(pw *pbLevel, end time.Time, lb, ub *int64, src *BoundSource) error {
+func (l *levelRun) polishBeside(end time.Time) error {
+	x := l.x
 	ctx, cancel := context.WithCancel(x.run.ctx)
 	defer cancel()
 	mended := x.mend(ctx, end, polishStale)
 	for {
 		select {
 		case a := <-mended:
-			return x.takePolished(a, ub)
+			return l.takePolished(a)
 		default:
 		}
-		if *lb >= *ub {
+		if l.lb >= l.ub {
 			cancel()
-			return x.takePolished(<-mended, ub)
+			return l.takePolished(<-mended)
 		}
-		if !pw.alive() { // the workers ended without a proof
-			return x.takePolished(<-mended, ub)
+		if !l.pw.alive() { // the workers ended without a proof
+			return l.takePolished(<-mended)
 		}
-		if err := x.pollPB(pw, x.clock().Now().Add(10*time.Millisecond), true, lb, ub, src); err != nil {
+		if err := l.poll(x.clock().Now().Add(10*time.Millisecond), true); err != nil {
 			return err
 		}
 	}
@@ -350,11 +346,12 @@ func (x *exact) polishBeside(pw *pbLevel, end time.Time, lb, ub *int64, src *Bou
 
 // takePolished offers a plan that local search mended beside the
 // workers and lowers the level's upper bound to the incumbent's.
-func (x *exact) takePolished(a model.Assignment, ub *int64) error {
+func (l *levelRun) takePolished(a model.Assignment) error {
+	x := l.x
 	if _, err := x.acceptPolished(a); err != nil {
 		return err
 	}
 	x.tracer().f("level %d polished: %v", x.at+1, x.obj)
-	*ub = min(*ub, x.obj[x.at])
+	l.ub = min(l.ub, x.obj[x.at])
 	return nil
 }

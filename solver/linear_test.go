@@ -28,16 +28,16 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 				t.Fatalf("greedy's plan not accepted: %v", err)
 			}
 			start := x.obj
-			lb, ub, src := int64(0), x.obj[0], BoundTrivial
+			l := &levelRun{x: x, lb: 0, ub: x.obj[0], src: BoundTrivial}
 			if tc.proved {
-				lb = ub
+				l.lb = l.ub
 			}
 			done := make(chan error, 1)
 			end := time.Now().Add(time.Hour)
 			if !tc.proved {
 				end = time.Now().Add(2 * time.Second)
 			}
-			go func() { done <- x.polishBeside(nil, end, &lb, &ub, &src) }()
+			go func() { done <- l.polishBeside(end) }()
 			select {
 			case err := <-done:
 				if err != nil {
@@ -49,8 +49,8 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 				t.Fatal("the polish went on past the level")
 			}
 			rep := eval.Check(p, x.best)
-			if !rep.Valid || rep.Objective != x.obj || x.obj[0] != ub {
-				t.Errorf("incumbent valid %v, %v against eval's %v, ub %d", rep.Valid, x.obj, rep.Objective, ub)
+			if !rep.Valid || rep.Objective != x.obj || x.obj[0] != l.ub {
+				t.Errorf("incumbent valid %v, %v against eval's %v, ub %d", rep.Valid, x.obj, rep.Objective, l.ub)
 			}
 			if start.Less(x.obj) {
 				t.Errorf("the polish worsened the plan: %v -> %v", start, x.obj)

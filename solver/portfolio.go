@@ -212,17 +212,18 @@ func (w *pbLevel) capTry(c time.Duration) time.Duration {
 	return c
 }
 
-// pollPB takes the workers' answers (waiting for one until end when
-// block and none is there): each model is decoded and offered like a SAT
+// poll takes the level's workers' answers (waiting for one until end
+// when block and none is there): each model is decoded and offered like a SAT
 // model, and the end of a worker's search proves its last model's
 // value, or its cutoff + 1 when it sent none. Both are checked against
 // the incumbent: a plan below a proved value is a bug (ErrMismatch).
-func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src *BoundSource) error {
+func (l *levelRun) poll(end time.Time, block bool) error {
+	x, w := l.x, l.pw
 	if w == nil {
 		return nil
 	}
 	i := w.level
-	for w.alive() && *lb < *ub {
+	for w.alive() && l.lb < l.ub {
 		var m pb.Msg
 		if block {
 			if !x.clock().Now().Before(end) {
@@ -235,7 +236,7 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			case m = <-w.out:
 				t.Stop()
 			case <-t.C:
-				x.run.progress(i, x.obj, *lb)
+				x.run.progress(i, x.obj, l.lb)
 				continue
 			case <-x.run.ctx.Done():
 				t.Stop()
@@ -272,10 +273,10 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			if x.obj[i] < proved {
 				return fmt.Errorf("%w: the PB worker proved level %d >= %d, a plan has %d", ErrMismatch, i+1, proved, x.obj[i])
 			}
-			if proved > *lb {
-				*lb, *src = proved, BoundPB
+			if proved > l.lb {
+				l.lb, l.src = proved, BoundPB
 			}
-			*ub = x.obj[i]
+			l.ub = x.obj[i]
 			continue
 		}
 		plan := x.sym.canonical(x.e.DecodeWith(pb.LitValues(w.sr.rel, a.Model)))
@@ -285,9 +286,9 @@ func (x *exact) pollPB(w *pbLevel, end time.Time, block bool, lb, ub *int64, src
 			return err
 		}
 		js.last, js.got = v, true
-		*ub = x.obj[i]
-		if *ub < before {
-			w.improved(*ub)
+		l.ub = x.obj[i]
+		if l.ub < before {
+			w.improved(l.ub)
 		}
 	}
 	return nil

@@ -245,7 +245,6 @@ func (k *asker) try(ms []z.Lit) int {
 		return 0
 	}
 	k.calls++
-	k.e.Clock.Charge(askCost(k.e))
 	return k.e.TryUnder(min(explainTry, left), k.fixed, ms)
 }
 

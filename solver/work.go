@@ -2,8 +2,6 @@ package solver
 
 import (
 	"time"
-
-	"github.com/poolsolve/poolsolve/encode"
 )
 
 // Work is a re-plan's effort in microseconds of a counted clock
@@ -29,17 +27,9 @@ const (
 	scenarioItemWork Work = 35 // a scenario's pool, checker, report
 	scenarioBaseWork Work = 1_000
 	warmItemWork     Work = 25 // the warm start's least local search
-	askItemDiv            = 8  // weighing an option with eval
 )
 
 func (w *WhatIf) items() Work { return Work(len(w.e.Lanes) + len(w.e.Sources)) }
-
-// askCost is what weighing an option with eval stands for, charged to a
-// counted clock with each of the asker's gini calls.
-func askCost(e *encode.Encoding) time.Duration {
-	n := time.Duration(len(e.Lanes) + len(e.Sources))
-	return (10 + n/askItemDiv) * time.Microsecond
-}
 
 // EncodeWork is the work encoding the pool for the what-if questions
 // stands for, estimated from the encoding's size.
