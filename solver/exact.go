@@ -338,7 +338,15 @@ type step struct {
 // closes by SAT), then gini's model-improving search (most levels close
 // there in milliseconds), then the workers' last answers and the polish.
 var giniSteps = []step{
-	{"lp, branch and cut, pb workers", func(l *levelRun) bool { return l.i == 3 && l.open() }, (*levelRun).lpFirst},
+	{"presolve, backbone and pb workers", func(l *levelRun) bool { return l.i == 3 && l.open() && !l.x.small() }, (*levelRun).presolveFirst},
+	{"lp with cuts", func(l *levelRun) bool { return l.i == 3 && l.open() }, (*levelRun).cutLoop},
+	{"branch and cut", func(l *levelRun) bool {
+		return l.lpRan() && l.sr.loop != nil && l.lb < l.ub && l.x.e.Exact
+	}, (*levelRun).branchAndCut},
+	{"pb workers alone", func(l *levelRun) bool { return l.lpRan() && l.pw.alive() && l.gini }, (*levelRun).workersFirst},
+	{"reduced-cost fixings", func(l *levelRun) bool {
+		return l.lpRan() && smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !l.sr.noLP && l.x.e.Exact
+	}, (*levelRun).fixingsFirst},
 	{"gini", func(l *levelRun) bool { return l.gini && l.open() }, (*levelRun).giniSearch},
 	{"last answers and polish", func(*levelRun) bool { return true }, (*levelRun).finish},
 }
@@ -389,6 +397,9 @@ type levelRun struct {
 	src    BoundSource
 	pw     *pbLevel
 	sr     *strongResult
+	// pre is the presolved model the workers started on, uncut, for
+	// the cut loop to start from.
+	pre *mip.Relaxation
 	// lpAsked: the LP has been solved for this level.
 	lpAsked bool
 	// gini: gini's diagrams search the level, until giniEnd.
@@ -449,22 +460,26 @@ func (x *exact) freeze(i int, v int64) {
 	}
 }
 
-// lpFirst is level 4's start: the workers on the presolved model, the LP
-// with its cuts beside them (its reduced-cost fixings then restart the
-// clause-learning worker), and branch and cut from the LP.
-func (l *levelRun) lpFirst() error {
+// presolveFirst starts level 4 of a part past small: its presolved
+// model, its backbone fixed, and the PB workers on it, which then search
+// beside the LP.
+func (l *levelRun) presolveFirst() error {
+	x, i, end := l.x, l.i, l.end
+	if r, ok := presolved(x, i, end); ok {
+		x.fixBackbone(&r, i, x.within(end).until(shareBackbone))
+		l.pre = r.rel // uncut: presolved's
+		l.pw = x.startPB(i, &r, l.ub-1, end)
+	}
+	return nil
+}
+
+// cutLoop bounds level 4 by the LP with its cuts, the workers answering
+// between its solves; its reduced-cost fixings then restart the
+// clause-learning worker (or start the workers, after a small part's
+// LP, which takes milliseconds and often proves it).
+func (l *levelRun) cutLoop() error {
 	x, i, end := l.x, l.i, l.end
 	l.lpAsked = true
-	// A small part's LP takes milliseconds and often proves it: the
-	// workers (a process each) start after it there.
-	var pre *mip.Relaxation
-	if !x.small() {
-		if r, ok := presolved(x, i, end); ok {
-			x.fixBackbone(&r, i, x.within(end).until(shareBackbone))
-			pre = r.rel // uncut: presolved's
-			l.pw = x.startPB(i, &r, l.ub-1, end)
-		}
-	}
 	var pollErr error
 	x.lpBound = l.lb
 	stop := func() bool {
@@ -482,7 +497,7 @@ func (l *levelRun) lpFirst() error {
 	// go on with, one stopped midway is rebuilt (24x60-tight seed 70821:
 	// 78 ms of re-solve after a proof in 46).
 	interrupt := func() bool { return stop() && (pollErr != nil || x.offerErr != nil) }
-	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, interrupt, pre)
+	r, ok := strongLPUnless(x, i, l.ub-1, end, stop, interrupt, l.pre)
 	if pollErr != nil {
 		return pollErr
 	}
@@ -512,27 +527,23 @@ func (l *levelRun) lpFirst() error {
 	// Too large for the simplex is too large for gini's diagrams too:
 	// the time goes to the workers and local search instead.
 	l.gini = r.source != BoundLagrangian
-	if r.loop != nil && l.lb < l.ub && x.e.Exact {
-		if err := l.branchAndCut(); err != nil {
-			return err
-		}
-		l.gini = false // exact already: gini's diagrams add nothing
-	}
-	// The workers have both cores: give them the first part of the level
-	// before gini builds its own diagrams.
-	if l.pw.alive() && l.gini {
-		if err := l.poll(x.within(end).until(shareWorkersFirst), true); err != nil {
-			return err
-		}
-	}
-	if smallGap(l.lb, l.ub) && l.lb < l.ub && !l.pw.alive() && !r.noLP && x.e.Exact {
-		if err := l.fixedSearch(x.within(end).until(shareFixedSearch)); err != nil {
-			return err
-		}
-	}
-	l.giniEnd = x.within(end).until(shareGini)
 	return nil
 }
+
+// workersFirst gives the PB workers both cores for the first part of
+// the level, before gini builds its own diagrams.
+func (l *levelRun) workersFirst() error {
+	return l.poll(l.x.within(l.end).until(shareWorkersFirst), true)
+}
+
+// fixingsFirst searches under the LP's reduced-cost fixings when the gap
+// is already small and no worker runs.
+func (l *levelRun) fixingsFirst() error {
+	return l.fixedSearch(l.x.within(l.end).until(shareFixedSearch))
+}
+
+// lpRan says the cut loop reached its LP's end at this level.
+func (l *levelRun) lpRan() bool { return l.sr != nil }
 
 // branchAndCut searches on from the LP's root, the workers answering
 // between nodes, for three quarters of the time left.
@@ -544,6 +555,7 @@ func (l *levelRun) branchAndCut() error {
 		err := l.poll(l.end, false)
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
+	l.gini = false // exact already: gini's diagrams add nothing
 	proved, err := bc.Run(x.within(l.end).until(shareBranchAndCut), &l.ub)
 	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
 	if err == nil {
@@ -578,6 +590,10 @@ func (l *levelRun) askLP() {
 // resolution coarsens when it grows too large.
 func (l *levelRun) giniSearch() error {
 	x := l.x
+	if l.lpRan() {
+		// After the LP gini has the first part of what is left.
+		l.giniEnd = x.within(l.end).until(shareGini)
+	}
 	g := &giniRun{b: &bounder{x: x, i: l.i, delta: 1}, end: l.giniEnd}
 	g.bl, g.ok = g.b.search(l.ub - 1)
 	x.seed()
