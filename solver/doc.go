@@ -12,15 +12,17 @@
 //
 // # Rooms
 //
-// The driver is this package: one level loop (exact.go's solve), run
+// The driver is this package: one level loop (level.go's solve), run
 // by every search: each part of a pool, each what-if scenario (on an
 // encoding the scenarios share, with levels frozen by assumption), and
 // so each explanation that weighs the best plan taking an option. A
 // level asks a list of steps in turn for bounds and plans (giniSteps:
-// the LP with its cuts, branch and cut and the PB workers, then gini's
-// search, then the workers' last answers and local search's polish;
-// linearSteps for parts with linear memory), each under its share of
-// the time from one table (budget.go, with its reason). The math the
+// presolve and backbone with the PB workers, the LP with its cuts,
+// branch and cut, the workers alone, gini under the LP's reduced-cost
+// fixings, gini's search (gini.go), then the workers' last answers and
+// local search's polish; linearSteps for parts with linear memory), each
+// under its share of the time from one table (budget.go, with its
+// reason). The math the
 // steps ask for bounds lives below the driver: package mip (relaxation,
 // presolve, cuts, weak-duality and Lagrangian bounds, branch and cut),
 // package lp (the sparse dual simplex), package pb (the

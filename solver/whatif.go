@@ -25,7 +25,7 @@ import (
 // scenario), so a scenario costs a few gini calls under assumptions.
 //
 // Each scenario is re-planned by the level loop every part of Solve
-// runs (exact.go), on the shared encoding: its fixes, the kept pins and
+// runs (level.go), on the shared encoding: its fixes, the kept pins and
 // cordons are the standing assumptions, each level is frozen by an
 // assumption rather than a clause, nothing breaks symmetry (a scenario
 // that takes a node away breaks the node's), and no PB worker starts.
