@@ -293,6 +293,15 @@ func (x *exact) start(warm model.Assignment, haveWarm bool) (bool, error) {
 	}
 }
 
+// tryUntil is try with its cap cut to the time left before end.
+func (x *exact) tryUntil(end time.Time, cap time.Duration, ms ...z.Lit) int {
+	left := x.clock().Until(end)
+	if left <= 0 {
+		return 0
+	}
+	return x.try(min(cap, left), ms...)
+}
+
 func gap(v, lb int64) float64 {
 	if v == 0 || lb >= v {
 		return 0
