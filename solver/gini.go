@@ -2,6 +2,7 @@ package solver
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/go-air/gini/z"
@@ -264,15 +265,9 @@ func (x *exact) lns(i int, end time.Time, bound []z.Lit) (bool, error) {
 	return x.decodeSAT()
 }
 
+// joinNodes is a lane's node set as the encoding keys it.
 func joinNodes(ns []string) string {
 	s := slices.Clone(ns)
 	slices.Sort(s)
-	out := ""
-	for i, n := range s {
-		if i > 0 {
-			out += "+"
-		}
-		out += n
-	}
-	return out
+	return strings.Join(s, "+")
 }
