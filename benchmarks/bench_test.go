@@ -151,7 +151,8 @@ func BenchmarkLoad(b *testing.B) {
 // BenchmarkMemoryPerPlacement measures what a plan holds, per placement:
 // the pool built from a generated fleet, then its encoding beside it in
 // the form the solver gives parts of 20,000 placements and more (memory
-// rules as linear rows only), each as the live heap after a collection.
+// rules as linear rows only, gini kept out), each as the live heap after
+// a collection.
 // Memory that grows linearly with the placements keeps these figures
 // flat across sizes. -short stops at 256 nodes.
 func BenchmarkMemoryPerPlacement(b *testing.B) {
@@ -174,7 +175,7 @@ func BenchmarkMemoryPerPlacement(b *testing.B) {
 					b.Fatal(err)
 				}
 				withPool := liveHeap()
-				e, err := encode.New(p, encode.Options{LinearMemory: true})
+				e, err := encode.New(p, encode.Options{LinearMemory: true, NoSAT: true})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -120,7 +120,11 @@ func (l *ClauseLog) tag(name string) uint16 {
 // literals, which gini hands out itself, never collide with ours.
 type cnf struct {
 	// sat is the solver; callers reach it through sat.go's methods.
-	sat  *gini.Gini
+	// With noSAT it is empty: clauses are only logged, and variables are
+	// numbered by nvars as gini would number them.
+	sat   *gini.Gini
+	noSAT bool
+	nvars z.Var
 	Vars []VarInfo
 	Log  ClauseLog
 	T    z.Lit // constant true
@@ -195,8 +199,8 @@ var errDeadline = errors.New("encode: deadline")
 
 const stopEvery = 4096
 
-func newCNF() *cnf {
-	c := &cnf{sat: gini.New(), Vars: []VarInfo{{}}, guard: -1}
+func newCNF(noSAT bool) *cnf {
+	c := &cnf{sat: gini.New(), noSAT: noSAT, Vars: []VarInfo{{}}, guard: -1}
 	c.T = c.newVar("true", MeanConst)
 	c.family("const")
 	c.clause(c.T)
@@ -207,7 +211,7 @@ func newCNF() *cnf {
 func (c *cnf) F() z.Lit { return c.T.Not() }
 
 func (c *cnf) newVar(name string, m Meaning) z.Lit {
-	l := c.sat.Lit()
+	l := c.newLit()
 	if l.Var()%stopEvery == 0 {
 		c.clock.Charge(stopEvery * varCost)
 		if c.stopped() {
@@ -216,6 +220,15 @@ func (c *cnf) newVar(name string, m Meaning) z.Lit {
 	}
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
 	return l
+}
+
+// newLit is a new variable's positive literal.
+func (c *cnf) newLit() z.Lit {
+	if c.noSAT {
+		c.nvars++
+		return c.nvars.Pos()
+	}
+	return c.sat.Lit()
 }
 
 // about fills the optional fields of a variable's info.
@@ -258,6 +271,9 @@ func (c *cnf) clause(ms ...z.Lit) {
 	c.Log.lits = append(c.Log.lits, buf...)
 	c.Log.guards = append(c.Log.guards, c.guard)
 	c.Log.tags = append(c.Log.tags, c.tag)
+	if c.noSAT {
+		return
+	}
 	if c.guard >= 0 {
 		c.addGuarded(buf)
 		return
@@ -304,7 +320,12 @@ func (c *cnf) addGuarded(ms []z.Lit) {
 
 // openGuard starts a group of clauses that one activation literal guards.
 func (c *cnf) openGuard(name string) int {
-	l := c.sat.ActivationLit()
+	var l z.Lit
+	if c.noSAT {
+		l = c.newLit()
+	} else {
+		l = c.sat.ActivationLit()
+	}
 	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: MeanActivation})
 	c.Log.Guards = append(c.Log.Guards, Guard{Lit: l, Name: name})
 	c.guard = int32(len(c.Log.Guards) - 1)
@@ -324,7 +345,9 @@ func (c *cnf) retireGuard(i int) {
 	if g.Dead {
 		return // its literal is false at level 0 and must not be recycled
 	}
-	c.sat.Deactivate(g.Lit)
+	if !c.noSAT {
+		c.sat.Deactivate(g.Lit)
+	}
 	c.setInfo(g.Lit.Var(), VarInfo{Name: g.Name + " (retired)", Meaning: MeanUnused})
 }
 

@@ -14,7 +14,7 @@ import (
 // the model). Every source gets a route; an uncovered
 // one has an empty Model.
 func (e *Encoding) Decode() model.Assignment {
-	return e.decode(e.sat.Value)
+	return e.decode(e.Value)
 }
 
 // DecodeWith reads the plan out of any model of the CNF, such as an

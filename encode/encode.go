@@ -33,6 +33,12 @@ type Options struct {
 	// models may then break memory, so such an encoding is for the PB
 	// workers and the LP, which read the rows, and never for gini search.
 	LinearMemory bool
+	// NoSAT keeps gini out: clauses are logged (for exports and counts)
+	// but never added to it, and variables are numbered without it, so
+	// TryUnder and TryTicks answer 0 (no answer), Why and Value nothing.
+	// For an encoding only the linear rows serve (LinearMemory's), it
+	// saves gini's per-variable and per-clause arrays.
+	NoSAT bool
 }
 
 // Encoding is one pool as CNF in one gini solver, with the literal map back
@@ -187,7 +193,7 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	if !opts.Deadline.IsZero() && opts.Clock.Now().After(opts.Deadline) {
 		return nil, ErrDeadline
 	}
-	e = &Encoding{cnf: newCNF(), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
+	e = &Encoding{cnf: newCNF(opts.NoSAT), Pool: p, Index: p.Index(), costs: newCosts(p.Settings),
 		sourceIx: map[string]int{}, availMemo: map[string]z.Lit{}, figs: map[float64]figure{}, Deadline: opts.Deadline,
 		LinearMemory: opts.LinearMemory, Clock: opts.Clock}
 	e.cnf.stop, e.cnf.stopFn, e.cnf.clock = opts.Deadline, opts.Stop, opts.Clock

@@ -86,7 +86,7 @@ func TestDiagramAcceptsExactlyTheAssignmentsThatFit(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(7, 11))
 			for round := range 6 {
-				c := newCNF()
+				c := newCNF(false)
 				gs, inputs := randomGroups(r, c, tc.singletons)
 				// Exact at-most-one per group, as the encoder's inputs are.
 				for _, in := range inputs {
@@ -124,7 +124,7 @@ func TestDiagramAcceptsExactlyTheAssignmentsThatFit(t *testing.T) {
 // Interval reduction shares nodes between bounds: asking for every K of a
 // range must not create a node per K and layer.
 func TestDiagramSharesNodesAcrossBounds(t *testing.T) {
-	c := newCNF()
+	c := newCNF(false)
 	var gs []Group
 	for i := range 10 {
 		gs = append(gs, Group{Branches: []Branch{{c.newVar("in", MeanLane), int64(10 + i%3)}}})
@@ -143,7 +143,7 @@ func TestDiagramSharesNodesAcrossBounds(t *testing.T) {
 func TestTotalizerAcceptsExactlyTheCountsThatFit(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 5))
 	for round := range 10 {
-		c := newCNF()
+		c := newCNF(false)
 		n := 1 + r.IntN(12)
 		cap := 1 + r.IntN(n)
 		var in []z.Lit
@@ -182,7 +182,7 @@ func TestTotalizerAcceptsExactlyTheCountsThatFit(t *testing.T) {
 // A guarded clause whose literals are already false at level 0 must not
 // panic gini: the guard dies instead, and assuming it fails.
 func TestGuardedEmptyClauseKillsTheGuardInsteadOfPanicking(t *testing.T) {
-	c := newCNF()
+	c := newCNF(false)
 	x := c.newVar("x", MeanLane)
 	c.clause(x.Not())
 	g := c.openGuard("g")

@@ -25,6 +25,9 @@ import (
 // what a tick of this encoding stands for (tickCost), and the ticks used
 // are charged to the clock.
 func (e *Encoding) TryUnder(d time.Duration, assume ...[]z.Lit) int {
+	if e.noSAT {
+		return 0
+	}
 	if e.Clock.Counted() {
 		tick, call := e.TickCost()
 		e.Clock.Charge(call)
@@ -89,7 +92,7 @@ const MaxCallTicks = 1 << 17
 // each tick takes a pause and leaves its answer behind the stop, and tick
 // budget takes the stop. No other goroutine is involved.
 func (e *Encoding) TryTicks(ticks int64, d time.Duration, assume ...[]z.Lit) (int, int64) {
-	if ticks <= 0 {
+	if ticks <= 0 || e.noSAT {
 		return 0, 0
 	}
 	ticks = min(ticks, MaxCallTicks)
@@ -155,13 +158,26 @@ func tickBudget(g *gini.Gini) (reflect.Value, bool) {
 
 // Why appends to dst the assumptions of the last unsatisfiable TryUnder
 // that the answer rests on, and returns it.
-func (e *Encoding) Why(dst []z.Lit) []z.Lit { return e.sat.Why(dst) }
+func (e *Encoding) Why(dst []z.Lit) []z.Lit {
+	if e.noSAT {
+		return dst
+	}
+	return e.sat.Why(dst)
+}
 
 // Value is m's value in the model of the last satisfiable TryUnder.
-func (e *Encoding) Value(m z.Lit) bool { return e.sat.Value(m) }
+func (e *Encoding) Value(m z.Lit) bool { return !e.noSAT && e.sat.Value(m) }
 
-// MaxVar is the highest variable the solver holds.
-func (e *Encoding) MaxVar() z.Var { return e.sat.MaxVar() }
+// NoSAT reports whether gini is kept out of the encoding (Options.NoSAT).
+func (e *Encoding) NoSAT() bool { return e.noSAT }
+
+// MaxVar is the highest variable the encoding holds.
+func (e *Encoding) MaxVar() z.Var {
+	if e.noSAT {
+		return e.nvars
+	}
+	return e.sat.MaxVar()
+}
 
 // AssumptionLits are the pin and cordon literals that a normal solve
 // assumes, in the order of Assumptions.

@@ -2,7 +2,9 @@ package encode
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
+	"time"
 
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 )
@@ -105,5 +107,41 @@ func TestTickBudgetReachesGinisControlChannel(t *testing.T) {
 	}
 	if r, used := e.TryTicks(10, 0); r != 1 || used < 0 || used >= 10 {
 		t.Errorf("a 3-node pool: answer %d after %d ticks, want a plan within 10", r, used)
+	}
+}
+
+// An encoding without gini (NoSAT) is the same encoding: the same
+// variables with the same names, the same clause log and the same linear
+// rows; only its search answers nothing.
+func TestAnEncodingWithoutGiniIsTheSameEncoding(t *testing.T) {
+	for _, sz := range [][2]int{{3, 8}, {8, 20}, {24, 60}} {
+		t.Run(fmt.Sprintf("%dx%d", sz[0], sz[1]), func(t *testing.T) {
+			p := pooltest.Random(uint64(sz[0]), sz[0], sz[1])
+			with, err := New(p, Options{LinearMemory: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			without, err := New(p, Options{LinearMemory: true, NoSAT: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if with.MaxVar() != without.MaxVar() || with.Log.Len() != without.Log.Len() {
+				t.Fatalf("%d variables and %d clauses with gini, %d and %d without", with.MaxVar(), with.Log.Len(), without.MaxVar(), without.Log.Len())
+			}
+			for i := range with.Log.Len() {
+				if !reflect.DeepEqual(with.Log.Clause(i), without.Log.Clause(i)) {
+					t.Fatalf("clause %d: %v with gini, %v without", i, with.Log.Clause(i), without.Log.Clause(i))
+				}
+			}
+			if !reflect.DeepEqual(with.Vars, without.Vars) || !reflect.DeepEqual(with.Linear, without.Linear) {
+				t.Fatal("the variables' names or the linear rows differ")
+			}
+			if r := without.TryUnder(time.Second, without.AssumptionLits()); r != 0 {
+				t.Errorf("TryUnder without gini answered %d, want 0", r)
+			}
+			if r, used := without.TryTicks(100, time.Second); r != 0 || used != 0 {
+				t.Errorf("TryTicks without gini answered %d after %d ticks, want 0 after 0", r, used)
+			}
+		})
 	}
 }

@@ -82,11 +82,19 @@ func core(e *encode.Encoding, fixed []z.Lit, set []named, deadline time.Time) []
 // explainInfeasible says why the part's pins and cordons admit no plan:
 // a minimal conflicting set, in operator terms.
 func (x *exact) explainInfeasible() []Explanation {
-	c := core(x.e, nil, assumptionsOf(x.e), x.run.deadline.Add(2*time.Second))
+	e := x.e
+	if e.NoSAT() {
+		// A part without gini is encoded again with it, for its Why.
+		var err error
+		if e, err = encode.New(x.p, encode.Options{LinearMemory: true, Deadline: x.run.deadline.Add(2 * time.Second)}); err != nil {
+			return []Explanation{{Subject: "pins", Reason: "the pins and cordons admit no plan (no conflict set found in time)"}}
+		}
+	}
+	c := core(e, nil, assumptionsOf(e), x.run.deadline.Add(2*time.Second))
 	if len(c) == 0 {
 		return []Explanation{{Subject: "pins", Reason: "the pins and cordons admit no plan (no conflict set found in time)"}}
 	}
-	return []Explanation{renderCore(x.e, x.run.pool, c)}
+	return []Explanation{renderCore(e, x.run.pool, c)}
 }
 
 // renderCore turns a conflict set into one explanation; whole is the

@@ -38,7 +38,10 @@ func encodeOptions(p *model.Pool, deadline time.Time) encode.Options {
 	for vi := range p.Variants {
 		lanes += len(p.Variants[vi].Placements)
 	}
-	return encode.Options{Deadline: deadline, LinearMemory: lanes >= linearPartLanes}
+	// Such a part is never searched by gini: its encoding keeps gini out
+	// (1024x4000: 1.3 M variables, about 300 MB of gini's arrays).
+	linear := lanes >= linearPartLanes
+	return encode.Options{Deadline: deadline, LinearMemory: linear, NoSAT: linear}
 }
 
 // startLinear finds a first plan without gini: the warm start when it is
