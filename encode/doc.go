@@ -12,7 +12,10 @@
 // encoding made with a counted clock (Options.Clock) turns TryUnder's
 // time into ticks and charges them, and its own variables, to that
 // clock, so that a search under a work limit reads the same time on
-// every run.
+// every run. An encoding made with Options.NoSAT (the solver's parts with
+// memory as linear rows only, which gini never searches) keeps gini out:
+// the same variables and clause log, without gini's arrays; its calls
+// answer nothing.
 //
 // It does not search, choose bounds or decide anything: package solver
 // drives the solver. It does not check plans either: package eval does,
