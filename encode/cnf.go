@@ -125,9 +125,9 @@ type cnf struct {
 	sat   *gini.Gini
 	noSAT bool
 	nvars z.Var
-	Vars []VarInfo
-	Log  ClauseLog
-	T    z.Lit // constant true
+	Vars  []VarInfo
+	Log   ClauseLog
+	T     z.Lit // constant true
 
 	tag   uint16 // family of the clauses being added
 	guard int32  // current guard, -1 for none
