@@ -68,11 +68,27 @@ var giniSteps = []step{
 }
 
 // linearSteps search a part encoded with linear memory, on the PB
-// workers and the LP alone (linear.go): gini's models could break
-// memory there.
+// workers, local search and the LP alone (linear.go): gini's models
+// could break memory there. Each level starts with its model presolved,
+// when there is time for that and a worker; the level's value is the
+// incumbent's.
 var linearSteps = []step{
-	{"pb workers and lp", (*levelRun).linearRoom, (*levelRun).linear},
+	{"presolve", (*levelRun).linearRoom, (*levelRun).linearPresolve},
+	{"backbone", func(l *levelRun) bool { return l.linearOn() && l.i == 3 }, (*levelRun).linearBackbone},
+	{"lp beside the mending, then pb workers", func(l *levelRun) bool {
+		return l.linearOn() && l.pastSparse() && l.x.e.Exact && !l.x.fromWarm
+	}, (*levelRun).linearBesideLP},
+	{"pb workers early", func(l *levelRun) bool { return l.linearOn() && l.workersEarly() }, (*levelRun).startWorkers},
+	{"mending the later levels", func(l *levelRun) bool { return l.linearOn() && l.i > 0 && !l.x.fromWarm }, (*levelRun).mendLater},
+	{"pb workers", func(l *levelRun) bool { return l.linearOn() && !l.workersEarly() }, (*levelRun).startWorkers},
+	{"lp beside the workers", func(l *levelRun) bool { return l.linearOn() && l.i == 3 && l.x.e.Exact }, (*levelRun).linearLP},
+	{"last answers and polish", (*levelRun).linearOn, (*levelRun).lastAnswers},
+	{"incumbent's value", func(*levelRun) bool { return true }, (*levelRun).incumbentValue},
 }
+
+// linearOn says a level of a part with linear memory has its model and
+// has not ended.
+func (l *levelRun) linearOn() bool { return l.model != nil && !l.ended }
 
 // syncLevels gives every settled level the incumbent's value. A plan
 // found at a later level is lexicographically better, but may differ at
@@ -116,6 +132,10 @@ type levelRun struct {
 	// pre is the presolved model the workers started on, uncut, for
 	// the cut loop to start from.
 	pre *mip.Relaxation
+	// model is a linear-memory level's presolved model; ended says its
+	// steps end before the list does.
+	model *strongResult
+	ended bool
 	// lpAsked: the LP has been solved for this level.
 	lpAsked bool
 	// gini: gini's diagrams search the level, until giniEnd.

@@ -93,72 +93,77 @@ func (l *levelRun) linearRoom() bool {
 	return l.open() && l.x.clock().Until(l.end) > 2*l.x.presolveTook
 }
 
-// linear is a level of a part with linear memory: its workers, and at
-// level 4 the LP bound (relax) beside them, whose reduced-cost fixings
-// restart the clause-learning worker. The level's value is the
-// incumbent's.
-func (l *levelRun) linear() error {
-	err := l.linearSearch()
-	l.ub = l.x.obj[l.i]
+// linearPresolve starts a level of a part with linear memory: its
+// model presolved (made from the last level's where it can be).
+func (l *levelRun) linearPresolve() error {
+	x := l.x
+	t := x.clock().Now()
+	r, ok := presolved(x, l.i, l.end)
+	x.presolveTook = x.clock().Since(t)
+	if ok {
+		l.model = &r
+	}
+	return nil
+}
+
+// linearBackbone fixes level 4's model where every plan at the earlier
+// levels' values agrees (backbone.go).
+func (l *levelRun) linearBackbone() error {
+	l.x.fixBackbone(l.model, l.i, l.x.within(l.end).until(shareBackbone))
+	return nil
+}
+
+// pastSparse says level 4's model is past the size the sparse LP fits.
+func (l *levelRun) pastSparse() bool { return l.i == 3 && !mip.FitsSparse(l.model.rel) }
+
+// linearBesideLP is level 4 past fitsSparse from a worker's plan: the
+// polish runs beside the LP, the worker starts after it, and the level
+// ends with the workers' last answers (besideLP).
+func (l *levelRun) linearBesideLP() error {
+	l.ended = true
+	return l.besideLP(l.model)
+}
+
+// workersEarly says the level's workers start before its polish and run
+// beside it: levels 2 and 3 (on 256x1000 and -tight they ended 0.3-0.8 s
+// sooner), and level 4 past fitsSparse (on 256x1000 it needs about two
+// seconds to its first plan).
+func (l *levelRun) workersEarly() bool { return l.i == 1 || l.i == 2 || l.pastSparse() }
+
+// startWorkers starts the level's PB workers on its model; the level
+// ends when none starts (too little time left for one).
+func (l *levelRun) startWorkers() error {
+	if l.pw = l.x.startPB(l.i, l.model, l.ub-1, l.end); l.pw == nil {
+		l.ended = true
+	}
+	return nil
+}
+
+// mendLater mends the later levels of the last level's plan, which came
+// from a worker that looked at that level alone: local search does it in
+// moments (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
+// from greedy and its search), beside the workers where they started
+// early.
+func (l *levelRun) mendLater() error {
+	polishEnd := l.x.within(l.end).until(shareMend)
+	var err error
+	if l.workersEarly() && l.i < 3 {
+		err = l.polishBeside(polishEnd)
+	} else {
+		err = l.polish(polishEnd, true)
+	}
+	l.ended = l.lb >= l.ub // proved by a worker meanwhile
 	return err
 }
 
-func (l *levelRun) linearSearch() error {
-	x, i, end := l.x, l.i, l.end
-	t := x.clock().Now()
-	r, ok := presolved(x, i, end)
-	x.presolveTook = x.clock().Since(t)
-	if !ok {
-		return nil
-	}
-	if i == 3 {
-		x.fixBackbone(&r, i, x.within(end).until(shareBackbone))
-	}
-	// Level 4 past fitsSparse with its LP, from a worker's plan: the
-	// polish runs beside the LP, and the worker starts after it.
-	if i == 3 && !mip.FitsSparse(r.rel) && x.e.Exact && !x.fromWarm {
-		return l.besideLP(&r)
-	}
-	// Levels 2 and 3's workers start before the polish and run beside
-	// it (on 256x1000 and -tight those levels ended 0.3-0.8 s sooner),
-	// and so does level 4's past fitsSparse: on 256x1000 it needs about
-	// two seconds to its first plan.
-	early := i == 1 || i == 2 || i == 3 && !mip.FitsSparse(r.rel)
-	if early {
-		if l.pw = x.startPB(i, &r, l.ub-1, end); l.pw == nil {
-			return nil
-		}
-	}
-	if i > 0 && !x.fromWarm {
-		// The last level's plan came from a worker, which looked at that
-		// level alone: local search mends the later levels in moments
-		// (256x1000: [14 17 57 ..] from the level-1 worker, [14 4 5 ..]
-		// from greedy and its search).
-		polishEnd := x.within(end).until(shareMend)
-		var err error
-		if early && i < 3 {
-			err = l.polishBeside(polishEnd)
-		} else {
-			err = l.polish(polishEnd, true)
-		}
-		if err != nil {
-			return err
-		}
-		if l.lb >= l.ub {
-			return nil
-		}
-	}
-	if !early {
-		if l.pw = x.startPB(i, &r, l.ub-1, end); l.pw == nil {
-			return nil
-		}
-	}
-	if i == 3 && x.e.Exact {
-		if err := l.lpBeside(&r, nil); err != nil {
-			return err
-		}
-	}
-	return l.lastAnswers()
+// linearLP bounds level 4 by the LP with its cuts beside the workers.
+func (l *levelRun) linearLP() error { return l.lpBeside(l.model, nil) }
+
+// incumbentValue gives a level of a part with linear memory the
+// incumbent's value.
+func (l *levelRun) incumbentValue() error {
+	l.ub = l.x.obj[l.i]
+	return nil
 }
 
 // lpBeside bounds the level by the LP with its cuts beside the workers
