@@ -20,8 +20,10 @@
 // presolve and backbone with the PB workers, the LP with its cuts,
 // branch and cut, the workers alone, gini under the LP's reduced-cost
 // fixings, gini's search (gini.go), then the workers' last answers and
-// local search's polish; linearSteps for parts with linear memory), each
-// under its share of the time from one table (budget.go, with its
+// local search's polish; linearSteps for parts with linear memory:
+// presolve, backbone, the PB workers, local search mending a worker's
+// plan on the later levels, the LP beside them, their last answers),
+// each under its share of the time from one table (budget.go, with its
 // reason). The math the
 // steps ask for bounds lives below the driver: package mip (relaxation,
 // presolve, cuts, weak-duality and Lagrangian bounds, branch and cut),
