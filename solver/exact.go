@@ -128,7 +128,7 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, 
 	if err != nil {
 		return nil, err
 	}
-	x := onEncoding(r, p, e, deadline, seed)
+	x := onEncoding(r, p, e, eval.NewChecker(p), deadline, seed)
 	x.encodeTook = time.Since(t)
 	e.Deadline = deadline
 	x.sym = findSymmetry(e)
@@ -138,17 +138,18 @@ func newExact(r *run, p *model.Pool, deadline, encodeBy time.Time, seed uint64, 
 }
 
 // newShared is a search of p on e, an encoding other searches share
-// (shared), under the standing assumptions ass; plans are checked on p,
-// which may differ from e's pool by its pins and down nodes.
-func newShared(r *run, p *model.Pool, e *encode.Encoding, ass []z.Lit, deadline time.Time, seed uint64) *exact {
-	x := onEncoding(r, p, e, deadline, seed)
+// (shared), under the standing assumptions ass; plans are checked by chk
+// on p, which may differ from e's pool by its pins and down nodes.
+func newShared(r *run, p *model.Pool, e *encode.Encoding, chk *eval.Checker, ass []z.Lit, deadline time.Time, seed uint64) *exact {
+	x := onEncoding(r, p, e, chk, deadline, seed)
 	x.shared, x.sym, x.ass = true, &symmetry{e: e}, ass
 	return x
 }
 
-// onEncoding is the search state of p on e, before its assumptions.
-func onEncoding(r *run, p *model.Pool, e *encode.Encoding, deadline time.Time, seed uint64) *exact {
-	x := &exact{run: r, p: p, e: e, chk: eval.NewChecker(p), deadline: deadline,
+// onEncoding is the search state of p on e, plans checked by chk, before
+// its assumptions.
+func onEncoding(r *run, p *model.Pool, e *encode.Encoding, chk *eval.Checker, deadline time.Time, seed uint64) *exact {
+	x := &exact{run: r, p: p, e: e, chk: chk, deadline: deadline,
 		rng: rand.New(rand.NewPCG(seed, 0x1e0c0de))}
 	seen := map[string]bool{}
 	for _, l := range e.Lanes {

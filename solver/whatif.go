@@ -594,7 +594,7 @@ func later(a, b time.Time) time.Time {
 // scenario's pool.
 func (s *replanSearch) run(sc Scenario) error {
 	r := &run{pool: s.ep, ctx: s.ctx, clock: s.clk, trace: s.trace, deadline: s.deadline, start: time.Now()}
-	x := newShared(r, s.ep, s.k.e, slices.Concat(s.k.fixed, s.k.assumed()), s.deadline, s.w.seed)
+	x := newShared(r, s.ep, s.k.e, s.chk, slices.Concat(s.k.fixed, s.k.assumed()), s.deadline, s.w.seed)
 	x.admit = s.meets
 	s.x = x
 	defer func() { s.k.calls += x.calls }()
