@@ -3,6 +3,7 @@ package solver
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -103,5 +104,16 @@ func TestAPartStartsWithTheRunsDeadlineThoughItWasEncodedBeforeItMoved(t *testin
 		if x := s.xs[pi]; x == nil || !x.deadline.Equal(r.deadline) || !x.e.Deadline.Equal(r.deadline) {
 			t.Errorf("part %d starts with another deadline than the run's, %v after the start", pi, r.deadline.Sub(r.start))
 		}
+	}
+}
+
+// Parts are searched smallest first: a small part proves in milliseconds
+// and leaves the rest to the large one, where after it, it got what the
+// large one's overrun left (on 256x1000 seed 90533 nothing: a part of 64
+// variables kept 3 uncovered sources beside a proved part).
+func TestPartsAreSearchedSmallestFirst(t *testing.T) {
+	s := &partSearch{parts: []component{{size: 100000}, {size: 64}, {size: 500}, {size: 64}}}
+	if got, want := s.order(), []int{1, 3, 2, 0}; !slices.Equal(got, want) {
+		t.Errorf("order %v, want %v", got, want)
 	}
 }

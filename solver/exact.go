@@ -10,6 +10,7 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/model"
+	"github.com/poolsolve/poolsolve/solver/localsearch"
 	"github.com/poolsolve/poolsolve/solver/mip"
 )
 
@@ -102,6 +103,17 @@ type exact struct {
 	// presolvedAt is the last level's presolved model, which the next
 	// level's is made from.
 	presolvedAt *presolvedLevel
+	// ls is local search on p, built when first asked (searcher).
+	ls *localsearch.Searcher
+}
+
+// searcher is local search on the part's pool, built once: each polish
+// round would build it again, as long as a short round of search.
+func (x *exact) searcher() *localsearch.Searcher {
+	if x.ls == nil {
+		x.ls = x.run.searcher(x.p)
+	}
+	return x.ls
 }
 
 // levelsProved reports whether the levels before i are proved: only then

@@ -74,6 +74,7 @@ var giniSteps = []step{
 // incumbent's.
 var linearSteps = []step{
 	{"presolve", (*levelRun).linearRoom, (*levelRun).linearPresolve},
+	{"local search alone", func(l *levelRun) bool { return l.model == nil && l.open() }, (*levelRun).searchAlone},
 	{"backbone", func(l *levelRun) bool { return l.linearOn() && l.i == 3 }, (*levelRun).linearBackbone},
 	{"lp beside the mending, then pb workers", func(l *levelRun) bool {
 		return l.linearOn() && l.pastSparse() && l.x.e.Exact && !l.x.fromWarm
@@ -366,7 +367,7 @@ func (l *levelRun) polish(end time.Time, untilStale bool) error {
 	// search needs a round or two, and on 256x1000 each takes a second.
 	for l.lb < l.ub && x.clock().Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		before := x.obj[x.at]
-		a := localsearch.ImproveOn(x.run.ctx, x.p, x.best, x.rng.Uint64(), x.clock(), end, localsearch.StaleKicks)
+		a := x.searcher().ImproveOn(x.run.ctx, x.best, x.rng.Uint64(), x.clock(), end, localsearch.StaleKicks)
 		if _, err := x.acceptPolished(a); err != nil {
 			return err
 		}

@@ -267,3 +267,33 @@ func TestACountedClockEndsTheSearchAtTheSameMoveOnEveryRun(t *testing.T) {
 		})
 	}
 }
+
+// A Searcher built once runs the same searches as a fresh one per call,
+// one after the other or at once: it only reads what it built.
+func TestASearcherBuiltOnceSearchesAsAFreshOne(t *testing.T) {
+	p := pooltest.Random(11, 24, 60)
+	s := NewSearcher(p)
+	start := Greedy(p, 1)
+	want := make([]model.Assignment, 4)
+	for k := range want {
+		c := clock.Counted(time.Now())
+		want[k] = ImproveOn(context.Background(), p, start, uint64(k), c, c.Now().Add(50*time.Millisecond), StaleKicks)
+	}
+	got := make([]model.Assignment, len(want))
+	done := make(chan struct{})
+	for k := range got {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			c := clock.Counted(time.Now())
+			got[k] = s.ImproveOn(context.Background(), start, uint64(k), c, c.Now().Add(50*time.Millisecond), StaleKicks)
+		}()
+	}
+	for range got {
+		<-done
+	}
+	for k := range want {
+		if !reflect.DeepEqual(got[k], want[k]) {
+			t.Errorf("seed %d: the shared searcher's plan differs from a fresh search's", k)
+		}
+	}
+}
