@@ -38,7 +38,8 @@ func parseCanonical[T any](data []byte, file string, parse func([]byte, string) 
 }
 
 func readConfig(in *Inputs, data []byte, file string) error {
-	if doc, err := parseSpans(data, file); err == nil && doc.Get("schema") != nil {
+	doc, perr := parseSpans(data, file)
+	if perr == nil && doc.Get("schema") != nil {
 		if kind := kindOf(doc); kind != "" {
 			line, col := jsonpos.Position(data, doc.Start)
 			return &lloom.InputError{File: file, Line: line, Col: col, Path: jsonpos.Root, Msg: "this is " + kind + ", not LLooM's config.json"}
@@ -48,7 +49,10 @@ func readConfig(in *Inputs, data []byte, file string) error {
 	if err != nil {
 		return err
 	}
-	pool, err := readConfigPool(data, file)
+	if perr != nil {
+		return perr
+	}
+	pool, err := readConfigPool(doc, file)
 	if err != nil {
 		return err
 	}
@@ -56,14 +60,10 @@ func readConfig(in *Inputs, data []byte, file string) error {
 	return nil
 }
 
-// readConfigPool reads the config's top-level "pool" block strictly;
-// LLooM itself ignores it.
-func readConfigPool(data []byte, file string) (ConfigPool, error) {
+// readConfigPool reads the top-level "pool" block of the config doc
+// strictly; LLooM itself ignores it.
+func readConfigPool(doc *jsonpos.Value, file string) (ConfigPool, error) {
 	var pool ConfigPool
-	doc, err := parseSpans(data, file)
-	if err != nil {
-		return pool, err
-	}
 	v := doc.Get("pool")
 	if v == nil || v.Kind == jsonpos.Null {
 		return pool, nil

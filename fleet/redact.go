@@ -50,22 +50,37 @@ func redactMetrics(m *lloom.Metrics, how metricsRedaction) *lloom.Metrics {
 func (in *Inputs) redacted(how metricsRedaction) (*Inputs, error) {
 	out := *in
 	out.Description = lloom.RedactText(in.Description)
-	out.Config = in.Config.Redacted()
 	out.ConfigPool = lloom.Redact(in.ConfigPool)
 	out.Profiles = lloom.Redact(in.Profiles)
 	out.Metrics = redactMetrics(in.Metrics, how)
 	out.Benchmarks = lloom.Redact(in.Benchmarks)
 	out.Recipes = lloom.Redact(in.Recipes)
 	out.Sources = maps.Clone(in.Sources)
+	// The config and each node are redacted side by side: on 256 nodes
+	// they are most of the time the inputs take before the search.
+	ids := slices.Sorted(maps.Keys(in.Nodes))
+	nodes := make([]NodeInputs, len(ids))
+	var rawErr error
+	parallel(len(ids)+1, func(k int) {
+		if k == len(ids) {
+			out.Config = in.Config.Redacted()
+			if in.ConfigRaw != nil {
+				out.ConfigRaw, rawErr = lloom.RedactJSON(in.ConfigRaw)
+			}
+			return
+		}
+		n := in.Nodes[ids[k]]
+		nodes[k] = NodeInputs{
+			Profile:   lloom.Redact(n.Profile),
+			Inventory: lloom.Redact(n.Inventory),
+			Status:    n.Status.Redacted(),
+			Metrics:   redactMetrics(n.Metrics, how),
+		}
+	})
 	if in.Nodes != nil {
 		out.Nodes = make(map[string]NodeInputs, len(in.Nodes))
-		for id, n := range in.Nodes {
-			out.Nodes[id] = NodeInputs{
-				Profile:   lloom.Redact(n.Profile),
-				Inventory: lloom.Redact(n.Inventory),
-				Status:    n.Status.Redacted(),
-				Metrics:   redactMetrics(n.Metrics, how),
-			}
+		for k, id := range ids {
+			out.Nodes[id] = nodes[k]
 		}
 	}
 	// The documents as read are only written by Bundle, which redacts
@@ -75,12 +90,8 @@ func (in *Inputs) redacted(how metricsRedaction) (*Inputs, error) {
 		profiles: maps.Clone(in.raw.profiles), nodes: maps.Clone(in.raw.nodes), metrics: in.raw.metrics,
 		benchmarks: slices.Clone(in.raw.benchmarks), recipes: slices.Clone(in.raw.recipes),
 	}
-	var err error
-	if in.ConfigRaw != nil {
-		out.ConfigRaw, err = lloom.RedactJSON(in.ConfigRaw)
-	}
-	if err != nil {
-		return nil, err
+	if rawErr != nil {
+		return nil, rawErr
 	}
 	return &out, nil
 }
