@@ -60,6 +60,15 @@ func (r *run) encodeAhead() *encodeAhead {
 	return a
 }
 
+// all closes once every part's encoding has ended: they are encoded in
+// turn, so with the last.
+func (a *encodeAhead) all() <-chan struct{} {
+	if len(a.done) == 0 {
+		return nil
+	}
+	return a.done[len(a.done)-1]
+}
+
 // limit makes part pi's encoding give up past by.
 func (a *encodeAhead) limit(pi int, by time.Time) { a.by[pi].Store(by.UnixNano()) }
 

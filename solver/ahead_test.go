@@ -3,11 +3,13 @@ package solver
 import (
 	"context"
 	"errors"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/poolsolve/poolsolve/encode"
+	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
@@ -115,5 +117,37 @@ func TestPartsAreSearchedSmallestFirst(t *testing.T) {
 	s := &partSearch{parts: []component{{size: 100000}, {size: 64}, {size: 500}, {size: 64}}}
 	if got, want := s.order(), []int{1, 3, 2, 0}; !slices.Equal(got, want) {
 		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+// While the parts are encoded the warm plan gets more local search, never
+// worse, and it ends when they are: the search waits for the encoding,
+// not for the end given.
+func TestTheWarmPlanImprovesUntilThePartsAreEncoded(t *testing.T) {
+	p := pooltest.Random(3, 24, 60)
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ls = localsearch.NewSearcher(p)
+	warm := localsearch.Greedy(p, 1)
+	rep := eval.Check(p, warm)
+	if !rep.Valid {
+		t.Fatalf("the greedy plan is invalid: %v", rep.Err())
+	}
+	closed := make(chan struct{})
+	close(closed)
+	if got, _ := r.warmWhileEncoding(warm, rep, closed, time.Now().Add(time.Minute)); !reflect.DeepEqual(got, warm) {
+		t.Error("with the parts encoded already, the warm plan changed")
+	}
+	encoded := make(chan struct{})
+	time.AfterFunc(300*time.Millisecond, func() { close(encoded) })
+	start := time.Now()
+	got, gotRep := r.warmWhileEncoding(warm, rep, encoded, start.Add(time.Minute))
+	if took := time.Since(start); took > 30*time.Second {
+		t.Errorf("ran %v, past the encoding's end (0.3 s)", took)
+	}
+	if check := eval.Check(p, got); !check.Valid || check.Objective != gotRep.Objective || rep.Objective.Less(check.Objective) {
+		t.Errorf("plan %v (valid %v), reported %v, from %v", check.Objective, check.Valid, gotRep.Objective, rep.Objective)
 	}
 }
