@@ -302,11 +302,15 @@ func (r *run) warmMax() time.Time {
 
 // untilEncoded is a context for the warm start's local search on the
 // wall clock: done at end, or, while the parts are still being encoded
-// beside it, once they are (encoded closes). The search waits for them,
-// and the one trajectory from the greedy plan goes on: the greedy
-// solver's to end, only slower beside the encoding, then further. Rounds
-// from fresh seeds after end (warmWhileEncoding alone) left the plan at
-// 1 s on 256x1000-tight sometimes worse than the greedy solver's.
+// beside it, once they are (encoded closes). The search waits for them
+// anyway, and the one trajectory from the greedy plan goes on: the
+// greedy solver's to end, only slower beside the encoding, then further.
+// On 1024x4000 at 30 s the encoding ended 3-11 s after end, and the
+// search took level 1 from 111 uncovered sources to 74; the PB workers
+// need such a start (at 120 s, from 74 they proved 69 in 26 s; from 111
+// they had found nothing in 8 s). Fresh-seed rounds after end instead
+// left the plan at 1 s on 256x1000-tight sometimes worse than the greedy
+// solver's.
 func (r *run) untilEncoded(end time.Time, encoded <-chan struct{}) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(r.ctx)
 	go func() {
@@ -326,13 +330,10 @@ func (r *run) untilEncoded(end time.Time, encoded <-chan struct{}) (context.Cont
 	return ctx, cancel
 }
 
-// warmWhileEncoding goes on with local search on the warm plan until the
-// parts are encoded (encoded closes), at most until end: the search
-// waits for them, and the core is free. On 1024x4000 the encoding ended
-// 3-11 s after the warm start; in 10 s local search took level 1 from
-// 111 uncovered sources to 73, and the PB workers that prove level 1
-// (69) need such a start: from 111 they found nothing in 8 s, from 74
-// they proved it in 26 s.
+// warmWhileEncoding goes on with local search on the warm plan, in
+// rounds from fresh seeds, while the parts are still being encoded, at
+// most until end: for a search that went stale past its end (untilEncoded)
+// with the core still free.
 func (r *run) warmWhileEncoding(warm model.Assignment, rep eval.Report, encoded <-chan struct{}, end time.Time) (model.Assignment, eval.Report) {
 	if encoded == nil {
 		return warm, rep
