@@ -22,7 +22,8 @@
 // fixings, gini's search (gini.go), then the workers' last answers and
 // local search's polish; linearSteps for parts with linear memory:
 // presolve, backbone, the PB workers, local search mending a worker's
-// plan on the later levels, the LP beside them, their last answers),
+// plan on the later levels, the LP beside them, their last answers;
+// local search alone on a level with no time for its workers),
 // each under its share of the time from one table (budget.go, with its
 // reason). The math the
 // steps ask for bounds lives below the driver: package mip (relaxation,
@@ -276,9 +277,12 @@
 // # Big pools
 //
 // The parts are encoded on a goroutine of their own (ahead.go) while
-// local search improves the greedy plan: on 256x1000 the two take about
-// 0.65 s each. Not during the greedy pass itself, which is the whole
-// warm start at short limits and which the encoding slowed by 60%.
+// local search improves the greedy plan, and that search goes on until
+// they are encoded (on 1024x4000, 3-11 s past its share). Not during the
+// greedy pass itself, which the encoding slowed by 60%. A solve whose
+// answer will be its warm plan encodes nothing and searches it as the
+// greedy solver does. Parts are then searched smallest first: a small
+// part proves in milliseconds and leaves the rest to the large one.
 //
 // encode.New stops at its Options.Deadline (encode.ErrDeadline). A part
 // whose encoding does not finish in time (with a valid warm plan, a
