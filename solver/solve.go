@@ -100,7 +100,8 @@ func (r *run) progress(level int, inc model.Objective, bound int64) {
 }
 
 // Solve plans p: a greedy warm start improved by local search (5% of the
-// time, up to half of it while the warm plan is invalid), then, per
+// time, up to half of it while the warm plan is invalid or the parts are
+// still being encoded beside it), then, per
 // independent part of the pool, the exact lexicographic search on gini,
 // level by level, with LNS and LP bounds.
 // The deadline (opts.TimeLimit, default 5 s, or ctx's if earlier) is

@@ -68,16 +68,12 @@ func NewSearcher(p *model.Pool) *Searcher { return &Searcher{p: p, pr: newLSProb
 // Pool is the pool s searches.
 func (s *Searcher) Pool() *model.Pool { return s.p }
 
+func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
+	return NewSearcher(p).ImproveOn(ctx, a, seed, clk, deadline, stale)
+}
+
 // ImproveOn is the package's ImproveOn on s's pool.
 func (s *Searcher) ImproveOn(ctx context.Context, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
-	return s.improve(ctx, a, seed, clk, deadline, stale)
-}
-
-func improve(ctx context.Context, p *model.Pool, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
-	return NewSearcher(p).improve(ctx, a, seed, clk, deadline, stale)
-}
-
-func (s *Searcher) improve(ctx context.Context, a model.Assignment, seed uint64, clk *clock.Clock, deadline time.Time, stale int) model.Assignment {
 	p, pr := s.p, s.pr
 	st := pr.newState()
 	st.load(a)
