@@ -167,8 +167,10 @@ func (c ConfigChange) Key() string {
 
 // editConfig applies c to the config document data.
 func editConfig(data []byte, c ConfigChange) ([]byte, error) {
-	if !utf8.ValidString(c.Alias + c.Target + c.Runtime) {
-		return nil, errors.New("an id that is not UTF-8 text")
+	for _, id := range []string{c.Alias, c.Target, c.Runtime} {
+		if !utf8.ValidString(id) { // each alone: two halves can join into text
+			return nil, fmt.Errorf("%q: an id that is not UTF-8 text", id)
+		}
 	}
 	root, err := parseOrdered(data)
 	if err != nil {
