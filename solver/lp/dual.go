@@ -151,7 +151,7 @@ func New(p *Problem) (*State, error) {
 	s.lo = append([]float64(nil), p.Lo...)
 	s.hi = append([]float64(nil), p.Hi...)
 	s.trueCost = append([]float64(nil), p.Cost...)
-	s.pertCost = perturbCosts(p.Cost)
+	s.pertCost = perturbCosts(p.Cost, len(p.Rows))
 	s.cost = append([]float64(nil), s.pertCost...)
 	s.perturbed = true
 	s.head = nil
@@ -494,7 +494,7 @@ func (s *State) Solve(deadline time.Time, maxIter int) Status {
 		if maxIter > 0 && s.iters-start >= maxIter {
 			return Limit
 		}
-		if !s.devexOn && s.m >= devexMinRows && s.tauFill > devexFill {
+		if !s.devexOn && s.m >= largeRows && s.tauFill > devexFill {
 			s.toDevex()
 		}
 		r := s.chooseRow()

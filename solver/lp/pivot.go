@@ -216,12 +216,14 @@ func (s *State) steepestEdge(r int, cols []int) {
 // devexFill is the share of nonzeros in the FTRAN of ρ from which
 // dual steepest edge costs more than it saves: on 256x1000's level-4
 // model it is 1-3% at the root and 17-20% once cuts are in, where it
-// took three fifths of an iteration. devexMinRows keeps smaller models,
-// where that FTRAN is cheap, on steepest edge throughout.
-const (
-	devexFill    = 0.05
-	devexMinRows = 10000
-)
+// took three fifths of an iteration. Models under largeRows, where that
+// FTRAN is cheap, stay on steepest edge throughout.
+const devexFill = 0.05
+
+// largeRows is the size from which a model is solved in the ways that
+// pay only on large ones: Devex pricing once steepest edge fills in,
+// and zero costs perturbed past the dual tolerance (perturbCosts).
+const largeRows = 10000
 
 // toDevex switches the pricing to Devex from here on, with every
 // position's reference weight 1.
