@@ -30,7 +30,9 @@
 // everything the State returns is unscaled.
 //
 // Costs are perturbed (by about 1e-7 relative, seeded, so runs are
-// repeatable) to break dual degeneracy. Once the perturbed problem is
+// repeatable; a zero cost by up to 1e-9, or on models of 10,000 rows and
+// more by 0.5e-5 to 1.5e-5, past the dual tolerance) to break dual
+// degeneracy. Once the perturbed problem is
 // optimal, Solve restores the true costs and goes on with the dual
 // simplex from that basis, so an Optimal answer's point, duals and
 // objective are those of the problem asked: on seeded LPs of 300 to
@@ -79,5 +81,10 @@
 // optimum as CBC to seven digits; on 256x1000's (52,881 rows, 765,538
 // nonzeros) 21,420 iterations in 1.4-1.7 s, the value CBC reports (CLP's
 // dual simplex: 20,386 iterations in 1.4 s). These figures were taken
-// with the perturbation left in.
+// with the perturbation left in. On level 4 of a 256-node fleet with GPU
+// device domains (256x1000 seed 42: 112,200 rows, 384,706 nonzeros) the
+// bound is within 0.4% of the optimum after 20,000 iterations (12.5 s)
+// and optimal after 67,666, where CLP's dual simplex takes 49,391
+// iterations and 11.2 s: each of this solver's iterations costs several
+// times CLP's there.
 package lp
