@@ -38,7 +38,8 @@
 //
 //  1. Warm start: package localsearch's Greedy and Improve (10 stale
 //     kicks, not 60: it is only the first incumbent) within 5% of the
-//     time; a plan still invalid then (typically a pin) gets more rounds
+//     time, or on the wall clock until the parts are encoded beside
+//     it, when that is later; a plan still invalid then (typically a pin) gets more rounds
 //     of Improve, up to half the time,
 //     while each round repairs something. With Options.Solver Greedy
 //     that plan is the result (levels heuristic, or optimal where the
