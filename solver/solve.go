@@ -236,10 +236,10 @@ func (r *run) warmIsAnswer() bool {
 // warmStart is the greedy plan improved by local search, and its report;
 // afterGreedy is called between the two, unless the time for local
 // search is up already on a counted clock, and returns what closes once
-// the parts are encoded (nil when nothing is). A warm plan that is the answer (the
-// greedy solver's, or warmIsAnswer) gets the greedy solver's full
-// search; one that is not gets more while the parts are still encoded
-// beside it (warmWhileEncoding).
+// the parts are encoded (nil when nothing is). A warm plan that is the
+// answer (the greedy solver's, or warmIsAnswer) gets the greedy
+// solver's full search; one that is not gets more while the parts are
+// still encoded beside it (warmWhileEncoding).
 func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.Assignment, eval.Report) {
 	p, ctx, seed := r.pool, r.ctx, r.opts.Seed
 	warmEnd := r.start.Add(ofLimit(r.limit, shareWarm))

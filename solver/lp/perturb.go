@@ -16,9 +16,10 @@ import (
 // a cost) six to nine in ten iterations made no dual step, and the
 // bound stood still from iteration 8,000 to 24,000 (2 s to 86 s) while
 // the basis filled in; moved by 1e-5, under 2% made none and the bound
-// was within 0.4% of the LP optimum after 20,000 iterations (12.5 s). On smaller models the same
-// move made branch and cut slower (24x60-tight) or left 64x250-tight
-// unproved in 10 s, so they keep the small one.
+// was within 0.4% of the LP optimum after 20,000 iterations (12.5 s).
+// On smaller models the same move made branch and cut slower
+// (24x60-tight) or left 64x250-tight unproved in 10 s, so they keep the
+// small one.
 func perturbCosts(cost []float64, rows int) []float64 {
 	rng := rand.New(rand.NewPCG(0x5eed, uint64(len(cost))))
 	out := make([]float64, len(cost))
