@@ -8,6 +8,9 @@
 // LiveMax the default comes back, so that a 1,024-node plan's peak memory
 // is what it would be without this package.
 //
+// A process that knows its heap better, such as a PB worker holding a
+// large job, fixes GOGC with Hold; the collections then leave it alone.
+//
 // It does not run in library code: the command's main starts it. It does
 // nothing when GOGC or GOMEMLIMIT is set in the environment: the operator
 // has chosen.

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync"
 )
 
 const (
@@ -35,12 +36,35 @@ func Start() bool {
 	return true
 }
 
+// held is set by Hold: the cleanups stop setting GOGC.
+var (
+	mu   sync.Mutex
+	held bool
+)
+
+// Hold sets GOGC to percent for the rest of the process: the collections
+// that follow no longer set it from the live heap. It is for a process
+// that knows its heap better than PercentFor does, such as a PB worker
+// with a large job, whose own setting the next collection would
+// otherwise undo.
+func Hold(percent int) {
+	mu.Lock()
+	defer mu.Unlock()
+	held = true
+	debug.SetGCPercent(percent)
+}
+
 // arm leaves an object for the next collection to free; its cleanup,
 // which runs once that collection has ended, sets GOGC by the live heap
-// then and arms the next one.
+// then and arms the next one, unless Hold has been called.
 func arm() {
 	sentinel := new([16]byte)
 	runtime.AddCleanup(sentinel, func(struct{}) {
+		mu.Lock()
+		defer mu.Unlock()
+		if held {
+			return
+		}
 		debug.SetGCPercent(PercentFor(Live()))
 		arm()
 	}, struct{}{})

@@ -66,3 +66,23 @@ func TestStartLeavesAChosenGOGCAlone(t *testing.T) {
 		t.Error("Start started with GOGC set")
 	}
 }
+
+func TestHoldKeepsItsPercentAcrossCollections(t *testing.T) {
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer func() { mu.Lock(); held = false; mu.Unlock() }()
+	if !Start() {
+		t.Fatal("Start did not start with GOGC and GOMEMLIMIT unset")
+	}
+	Hold(50)
+	for range 10 {
+		runtime.GC()
+		runtime.Gosched()
+	}
+	// The heap is small: without Hold a cleanup would have set
+	// SmallPercent by now.
+	if p := debug.SetGCPercent(50); p != 50 {
+		t.Errorf("GOGC after Hold(50) and ten collections = %d, want 50", p)
+	}
+}
