@@ -150,7 +150,7 @@ func Presolve(r *Relaxation, deadline time.Time) (*Relaxation, bool) {
 func NewRelaxation(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i int) *Relaxation {
 	lin := &e.Linear
 	fixed := map[z.Var]bool{}
-	r := &Relaxation{Col: make(map[z.Var]int, len(lin.Vars)), Assumed: fixed, Rows: make([]Row, 0, len(lin.Rows)+i)}
+	r := &Relaxation{Col: make(map[z.Var]int, len(lin.Vars)), Assumed: fixed, Rows: make([]Row, 0, len(lin.Rows)+i+latencyRows(e))}
 	for _, m := range assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
@@ -236,6 +236,26 @@ func NewRelaxation(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i i
 	return r
 }
 
+// latencyRows counts the disaggregated latency rows NewRelaxation adds:
+// sized ahead, the rows are not copied as they grow (1024x4000: 0.1 GB).
+func latencyRows(e *encode.Encoding) int {
+	n := 0
+	for si := range e.Sources {
+		for _, rt := range e.Sources[si].Routes {
+			if rt.Variant < 0 || rt.Split == [3]z.Lit{} {
+				continue
+			}
+			n++
+			for _, y := range rt.Split {
+				if y != z.LitNull {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
 func (r *Relaxation) ColOf(v z.Var) int {
 	c, ok := r.Col[v]
 	if !ok {
@@ -266,38 +286,19 @@ func asLE(w Row) []Row {
 	return []Row{a, neg()}
 }
 
-// Propagate fixes the columns that one row forces, to a fixpoint.
+// Propagate fixes the columns that one row forces, to a fixpoint. Each
+// row is read as its <= rows (asLE) by sign, in place: on 1024x4000's
+// level 1 (1.5 M rows) the copies took 0.74 GB at the planning process's
+// peak.
 func (r *Relaxation) Propagate(deadline time.Time) {
-	var les []Row
-	for _, w := range r.Rows {
-		les = append(les, asLE(w)...)
-	}
 	for pass := 0; pass < 20; pass++ {
 		changed := false
-		for _, row := range les {
-			{
-				var minact int64
-				for k, j := range row.Idx {
-					if a := row.Val[k]; a > 0 {
-						minact += a * r.Lo[j]
-					} else {
-						minact += a * r.Hi[j]
-					}
-				}
-				if minact > row.Rhs {
+		for k := range r.Rows {
+			w := &r.Rows[k]
+			for _, sign := range leSigns(w.Op) {
+				if r.propagateLE(w, sign, &changed) {
 					r.Dead = true
 					return
-				}
-				for k, j := range row.Idx {
-					if r.Lo[j] == r.Hi[j] {
-						continue
-					}
-					a := row.Val[k]
-					if a > 0 && minact+a > row.Rhs {
-						r.Hi[j], changed = 0, true
-					} else if a < 0 && minact-a > row.Rhs {
-						r.Lo[j], changed = 1, true
-					}
 				}
 			}
 		}
@@ -305,6 +306,49 @@ func (r *Relaxation) Propagate(deadline time.Time) {
 			return
 		}
 	}
+}
+
+// leSigns are the signs by which a row with operator op reads as <=
+// rows, in asLE's order.
+func leSigns(op encode.Op) []int64 {
+	switch op {
+	case encode.LE:
+		return signLE
+	case encode.GE:
+		return signGE
+	}
+	return signEQ
+}
+
+var signLE, signGE, signEQ = []int64{1}, []int64{-1}, []int64{1, -1}
+
+// propagateLE fixes the columns that sign·w <= sign·rhs forces, setting
+// *changed when it fixes one; it reports a row no point in the box meets.
+func (r *Relaxation) propagateLE(w *Row, sign int64, changed *bool) bool {
+	rhs := sign * w.Rhs
+	var minact int64
+	for k, j := range w.Idx {
+		if a := sign * w.Val[k]; a > 0 {
+			minact += a * r.Lo[j]
+		} else {
+			minact += a * r.Hi[j]
+		}
+	}
+	if minact > rhs {
+		return true
+	}
+	for k, j := range w.Idx {
+		if r.Lo[j] == r.Hi[j] {
+			continue
+		}
+		a := sign * w.Val[k]
+		if a > 0 && minact+a > rhs {
+			r.Hi[j], *changed = 0, true
+		} else if a < 0 && minact-a > rhs {
+			r.Lo[j], *changed = 1, true
+		}
+	}
+	return false
 }
 
 // Substitute removes fixed columns from rows and objective, drops rows
