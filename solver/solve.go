@@ -247,6 +247,7 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 		warmEnd = r.deadline
 	}
 	warm := localsearch.Greedy(p, seed)
+	r.trace.f("greedy pass ended")
 	// On the wall clock the encoding starts after the greedy pass even
 	// past warmEnd, and local search goes on beside it until it ends
 	// (untilEncoded): the search would wait for it anyway. On 1024x4000
