@@ -10,6 +10,7 @@ import (
 
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/internal/clock"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
@@ -149,5 +150,41 @@ func TestTheWarmPlanImprovesUntilThePartsAreEncoded(t *testing.T) {
 	}
 	if check := eval.Check(p, got); !check.Valid || check.Objective != gotRep.Objective || rep.Objective.Less(check.Objective) {
 		t.Errorf("plan %v (valid %v), reported %v, from %v", check.Objective, check.Valid, gotRep.Objective, rep.Objective)
+	}
+}
+
+// A round of local search that cannot set its state, and build the
+// part's searcher first, before its end is not started: on 1024x4000 one
+// started 0.7 s before the deadline ended 0.95 s past it. A counted
+// search reads no wall time and always has room.
+func TestAPolishRoundThatCannotEndInTimeIsNotStarted(t *testing.T) {
+	p := pooltest.Random(3, 24, 60)
+	part := pooltest.Random(4, 24, 60)
+	r, err := newRun(context.Background(), p, Options{TimeLimit: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.ls, r.lsBuilt = localsearch.NewSearcher(p), time.Second
+	tests := []struct {
+		name  string
+		pool  *model.Pool
+		left  time.Duration
+		clock *clock.Clock
+		want  bool
+	}{
+		{"the whole pool's searcher with more than its build time left", p, 1500 * time.Millisecond, nil, true},
+		{"the whole pool's searcher with less than its build time left", p, 500 * time.Millisecond, nil, false},
+		{"a part's first round with time to set its state but not to build", part, 1500 * time.Millisecond, nil, false},
+		{"a part's first round with time for both", part, 2500 * time.Millisecond, nil, true},
+		{"a counted search with no wall time left", part, 0, clock.Counted(time.Now()), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r.clock = tt.clock
+			x := &exact{run: r, p: tt.pool}
+			if got := x.polishRoom(time.Now().Add(tt.left)); got != tt.want {
+				t.Errorf("polishRoom with %v left = %v, want %v", tt.left, got, tt.want)
+			}
+		})
 	}
 }

@@ -365,7 +365,7 @@ func (l *levelRun) polish(end time.Time, untilStale bool) error {
 	// untilStale, a round that gains under polishStale of the level
 	// ends it too: mending a worker's plan before the level's own
 	// search needs a round or two, and on 256x1000 each takes a second.
-	for l.lb < l.ub && x.clock().Now().Before(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
+	for l.lb < l.ub && x.clock().Now().Before(end) && x.polishRoom(end) && x.best.Lanes != nil && x.run.ctx.Err() == nil {
 		before := x.obj[x.at]
 		a := x.searcher().ImproveOn(x.run.ctx, x.best, x.rng.Uint64(), x.clock(), end, localsearch.StaleKicks)
 		if _, err := x.acceptPolished(a); err != nil {

@@ -310,6 +310,10 @@ func (x *exact) mend(ctx context.Context, end time.Time, gain float64) <-chan mo
 	mended := make(chan model.Assignment, 1)
 	from, seed, i := x.best, x.rng.Uint64(), x.at
 	obj := x.obj // from's
+	if !x.polishRoom(end) {
+		mended <- from
+		return mended
+	}
 	ls := x.searcher()
 	go func() {
 		best := from

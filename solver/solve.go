@@ -57,8 +57,10 @@ type run struct {
 	// job (nil for the greedy solver).
 	spares *pb.Spares
 	// ls is local search on the whole pool, built by the warm start and
-	// kept for a part that is the whole pool.
-	ls *localsearch.Searcher
+	// kept for a part that is the whole pool; lsBuilt is how long it
+	// took to build (polishRoom).
+	ls      *localsearch.Searcher
+	lsBuilt time.Duration
 }
 
 // searcher is local search on p: the warm start's when p is the whole
@@ -258,7 +260,10 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 	if r.clock.Before(warmEnd) || !r.clock.Counted() {
 		encoded = afterGreedy()
 	}
+	t := time.Now()
 	r.ls = localsearch.NewSearcher(p)
+	r.lsBuilt = time.Since(t)
+	r.trace.f("local search built in %v", r.lsBuilt)
 	lsCtx, lsEnd, cancel := ctx, warmEnd, func() {}
 	if encoded != nil && !r.clock.Counted() {
 		lsCtx, cancel = r.untilEncoded(warmEnd, encoded)
