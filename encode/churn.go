@@ -79,7 +79,7 @@ func (e *Encoding) startTerm(vi int, cur *current, sw int64) {
 		return
 	}
 	st := e.newVar("start["+v.ID+"]", MeanStart)
-	e.about(st, func(vi *VarInfo) { vi.Variant = v.ID })
+	e.about(st, func(vi *About) { vi.Variant = v.ID })
 	for _, x := range fresh {
 		e.orClause("start["+v.ID+"]", x.Not(), st)
 	}
@@ -105,7 +105,7 @@ func (e *Encoding) stopTerms(vi int, cur *current) {
 		x := e.Lanes[li].Lit
 		name := v.ID + "@" + e.Lanes[li].Key
 		stop := e.newVar("stop["+name+"]", MeanStop)
-		e.about(stop, func(vi *VarInfo) { vi.Variant, vi.Nodes = v.ID, e.Lanes[li].Nodes })
+		e.about(stop, func(vi *About) { vi.Variant, vi.Nodes = v.ID, e.Lanes[li].Nodes })
 		e.orClause("stop["+name+"]", x, stop)
 		e.define(stop, func(val func(z.Lit) bool) bool { return !val(x) })
 		e.objTerm(3, stop, h)
@@ -117,7 +117,7 @@ func (e *Encoding) stopTerms(vi int, cur *current) {
 		}
 		res := vl.Res[ri]
 		chg := e.newVar("change["+name+"]", MeanChange)
-		e.about(chg, func(vi *VarInfo) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, c.Residency })
+		e.about(chg, func(vi *About) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, c.Residency })
 		e.orClause("change["+name+"]", x.Not(), res, chg)
 		e.define(chg, func(val func(z.Lit) bool) bool { return val(x) && !val(res) })
 		e.objTerm(3, chg, h)
@@ -191,7 +191,7 @@ func (e *Encoding) keepBranches(vi, li int, ws [3]int64) []Branch {
 			continue
 		}
 		k := e.newVar("keep["+v.ID+"@"+e.Lanes[li].Key+"]="+string(rho), MeanKeep)
-		e.about(k, func(vi *VarInfo) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, rho })
+		e.about(k, func(vi *About) { vi.Variant, vi.Nodes, vi.Residency = v.ID, e.Lanes[li].Nodes, rho })
 		e.clause(k.Not(), x)
 		e.clause(k.Not(), res)
 		e.clause(x.Not(), res.Not(), k)

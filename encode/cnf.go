@@ -40,10 +40,10 @@ const (
 	MeanUnused     Meaning = "unused"     // allocated, then released
 )
 
-// VarInfo names one variable. Vars are indexed by z.Var; index 0 is unused.
-// The optional fields say what a derived term is about, so that exports
-// need not parse names; they are set for latency, start, stop, change,
-// keep, reroute and available variables.
+// VarInfo names one variable (Encoding.Info). The optional fields say
+// what a derived term is about, so that exports need not parse names;
+// they are set for latency, start, stop, change, keep, reroute and
+// available variables.
 type VarInfo struct {
 	Name      string          `json:"name"`
 	Meaning   Meaning         `json:"meaning"`
@@ -52,10 +52,30 @@ type VarInfo struct {
 	Source    string          `json:"source,omitempty"`
 	Model     string          `json:"model,omitempty"`
 	Residency model.Residency `json:"residency,omitempty"`
+}
+
+// About is what a derived variable is about: VarInfo's optional fields.
+type About struct {
+	Variant   string
+	Nodes     []string
+	Source    string
+	Model     string
+	Residency model.Residency
+}
+
+// varSlot is a variable's entry in the table, indexed by z.Var (0
+// unused): 40 bytes where a VarInfo takes 128, and one pointer to scan
+// instead of seven. On 1024x4000 (1.3 M variables, the table doubling as
+// it grows) the VarInfo table held 219 MB of the planning process.
+type varSlot struct {
+	name    string
+	meaning Meaning
 	// lazy, when set, is 1 + the index of the variable's name parts in
 	// cnf.lazy: diagram nodes, millions on big pools, are named on demand
 	// (cnf.VarName) rather than each with a string of its own.
 	lazy int32
+	// about, when set, is 1 + the index of its About in cnf.abouts.
+	about int32
 }
 
 // Guard is one activation literal and the bound it guards.
@@ -124,9 +144,10 @@ type cnf struct {
 	// numbered by nvars as gini would number them.
 	sat   *gini.Gini
 	noSAT bool
-	nvars z.Var
-	Vars  []VarInfo
-	Log   ClauseLog
+	nvars  z.Var
+	vars   []varSlot
+	abouts []About
+	Log    ClauseLog
 	T     z.Lit // constant true
 
 	tag   uint16 // family of the clauses being added
@@ -177,18 +198,18 @@ func (c *cnf) stopped() bool {
 func (c *cnf) newLazyVar(prefix int32, layer int, k int64, m Meaning) z.Lit {
 	l := c.newVar("", m)
 	c.lazy = append(c.lazy, lazyName{prefix: prefix, layer: int32(layer), k: k})
-	c.Vars[l.Var()].lazy = int32(len(c.lazy))
+	c.vars[l.Var()].lazy = int32(len(c.lazy))
 	return l
 }
 
 // VarName is variable v's name, built on demand for diagram nodes.
 func (c *cnf) VarName(v z.Var) string {
-	if int(v) >= len(c.Vars) {
+	if int(v) >= len(c.vars) {
 		return ""
 	}
-	vi := &c.Vars[v]
-	if vi.Name != "" || vi.lazy == 0 {
-		return vi.Name
+	vi := &c.vars[v]
+	if vi.name != "" || vi.lazy == 0 {
+		return vi.name
 	}
 	n := c.lazy[vi.lazy-1]
 	return c.prefixes[n.prefix] + "#" + itoa(int(n.layer)) + "/" + itoa(int(n.k))
@@ -200,7 +221,7 @@ var errDeadline = errors.New("encode: deadline")
 const stopEvery = 4096
 
 func newCNF(noSAT bool) *cnf {
-	c := &cnf{sat: gini.New(), noSAT: noSAT, Vars: []VarInfo{{}}, guard: -1}
+	c := &cnf{sat: gini.New(), noSAT: noSAT, vars: []varSlot{{}}, guard: -1}
 	c.T = c.newVar("true", MeanConst)
 	c.family("const")
 	c.clause(c.T)
@@ -218,7 +239,7 @@ func (c *cnf) newVar(name string, m Meaning) z.Lit {
 			panic(errDeadline)
 		}
 	}
-	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: m})
+	c.setSlot(l.Var(), varSlot{name: name, meaning: m})
 	return l
 }
 
@@ -232,19 +253,42 @@ func (c *cnf) newLit() z.Lit {
 }
 
 // about fills the optional fields of a variable's info.
-func (c *cnf) about(m z.Lit, f func(*VarInfo)) { f(&c.Vars[m.Var()]) }
+func (c *cnf) about(m z.Lit, f func(*About)) {
+	vs := &c.vars[m.Var()]
+	if vs.about == 0 {
+		c.abouts = append(c.abouts, About{})
+		vs.about = int32(len(c.abouts))
+	}
+	f(&c.abouts[vs.about-1])
+}
 
-func (c *cnf) setInfo(v z.Var, vi VarInfo) {
-	if n := int(v) + 1; n > cap(c.Vars) {
+func (c *cnf) setSlot(v z.Var, vs varSlot) {
+	if n := int(v) + 1; n > cap(c.vars) {
 		c.checkStop() // growing a big table is slow: not past the deadline
 		// Double: append's gentler growth past 256 elements copies the
-		// table (128 bytes a variable, millions on big pools) too often.
-		c.Vars = slices.Grow(c.Vars, max(n, 2*cap(c.Vars))-len(c.Vars))
+		// table (millions of variables on big pools) too often.
+		c.vars = slices.Grow(c.vars, max(n, 2*cap(c.vars))-len(c.vars))
 	}
-	for int(v) >= len(c.Vars) {
-		c.Vars = append(c.Vars, VarInfo{Meaning: MeanUnused})
+	for int(v) >= len(c.vars) {
+		c.vars = append(c.vars, varSlot{meaning: MeanUnused})
 	}
-	c.Vars[v] = vi
+	c.vars[v] = vs
+}
+
+// NumVars is the size of the variable table: every variable, and index
+// 0, which none has.
+func (c *cnf) NumVars() int { return len(c.vars) }
+
+// Info is variable v's name, meaning and what it is about; the name is
+// empty for a diagram node, named on demand by VarName.
+func (c *cnf) Info(v z.Var) VarInfo {
+	vs := &c.vars[v]
+	vi := VarInfo{Name: vs.name, Meaning: vs.meaning}
+	if vs.about > 0 {
+		a := &c.abouts[vs.about-1]
+		vi.Variant, vi.Nodes, vi.Source, vi.Model, vi.Residency = a.Variant, a.Nodes, a.Source, a.Model, a.Residency
+	}
+	return vi
 }
 
 // family sets the tag of the clauses added next.
@@ -326,7 +370,7 @@ func (c *cnf) openGuard(name string) int {
 	} else {
 		l = c.sat.ActivationLit()
 	}
-	c.setInfo(l.Var(), VarInfo{Name: name, Meaning: MeanActivation})
+	c.setSlot(l.Var(), varSlot{name: name, meaning: MeanActivation})
 	c.Log.Guards = append(c.Log.Guards, Guard{Lit: l, Name: name})
 	c.guard = int32(len(c.Log.Guards) - 1)
 	return int(c.guard)
@@ -348,7 +392,7 @@ func (c *cnf) retireGuard(i int) {
 	if !c.noSAT {
 		c.sat.Deactivate(g.Lit)
 	}
-	c.setInfo(g.Lit.Var(), VarInfo{Name: g.Name + " (retired)", Meaning: MeanUnused})
+	c.setSlot(g.Lit.Var(), varSlot{name: g.Name + " (retired)", meaning: MeanUnused})
 }
 
 // implies adds a -> b.

@@ -74,7 +74,7 @@ func (e *Encoding) decode(val func(z.Lit) bool) model.Assignment {
 // active, and the linear mirror's objectives then give the encoding's own
 // view of the plan's objective (Objective).
 func (e *Encoding) Values(a model.Assignment) ([]bool, error) {
-	vals := make([]bool, len(e.Vars))
+	vals := make([]bool, e.NumVars())
 	vals[e.T.Var()] = true
 	for _, as := range e.Assumptions {
 		e.setValue(vals, as.Lit, true)

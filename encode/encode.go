@@ -215,7 +215,7 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	e.sources()
 	e.pins()
 	e.churn()
-	e.Linear.Vars = e.Vars
+	e.Linear.Vars = e.NumVars()
 	for _, a := range e.Assumptions {
 		e.Linear.Assumed = append(e.Linear.Assumed, a.Lit)
 	}

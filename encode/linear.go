@@ -15,10 +15,10 @@ import (
 // Auxiliary variables of bound encodings (diagram nodes, totalizer
 // outputs, AMO registers) appear in the clause log only.
 type Linear struct {
-	// Vars names every variable, indexed by z.Var (0 unused); aliased
-	// with the encoding's own table.
-	Vars []VarInfo `json:"vars"`
-	Rows []Row     `json:"rows"`
+	// Vars counts the variables, with index 0, which none has: the
+	// encoding names them (Encoding.Info).
+	Vars int   `json:"vars"`
+	Rows []Row `json:"rows"`
 	// Objectives are the levels' terms, most important first; each level
 	// is Offsets[i] + sum of its terms.
 	Objectives [4][]Term `json:"objectives"`

@@ -284,7 +284,7 @@ func (e *Encoding) latency(s *Source, current map[string]string) {
 			}
 			e.yRoute = append(e.yRoute, [2]z.Lit{0, r.Lit})
 			y := e.newVar("latency["+s.ID+"->"+r.Model+"@"+v.ID+"]="+string(rho), MeanLatency)
-			e.about(y, func(vi *VarInfo) { vi.Source, vi.Model, vi.Variant, vi.Residency = s.ID, r.Model, v.ID, rho })
+			e.about(y, func(vi *About) { vi.Source, vi.Model, vi.Variant, vi.Residency = s.ID, r.Model, v.ID, rho })
 			e.orClause("latency["+s.ID+"]", r.Lit.Not(), res.Not(), y)
 			e.yRoute[len(e.yRoute)-1][0] = y
 			rl := r.Lit
@@ -304,7 +304,7 @@ func (e *Encoding) latency(s *Source, current map[string]string) {
 	rr := z.LitNull
 	if len(moved) > 0 {
 		rr = e.newVar("reroute["+s.ID+"]", MeanReroute)
-		e.about(rr, func(vi *VarInfo) { vi.Source = s.ID })
+		e.about(rr, func(vi *About) { vi.Source = s.ID })
 		for _, m := range moved {
 			e.orClause("reroute["+s.ID+"]", m.Not(), rr)
 		}
@@ -350,7 +350,7 @@ func (e *Encoding) avail(m string, serves map[string][]int) z.Lit {
 			default:
 				e.family("available")
 				l = e.newVar("available["+m+"]", MeanAvailable)
-				e.about(l, func(vi *VarInfo) { vi.Model = m })
+				e.about(l, func(vi *About) { vi.Model = m })
 				for _, pl := range placed {
 					e.orClause("available["+m+"]", pl.Not(), l)
 				}

@@ -359,7 +359,7 @@ func (in *Instance) Clauses(f func(lits []z.Lit)) {
 }
 
 // NumVars is the highest variable number of the CNF side.
-func (in *Instance) NumVars() int { return len(in.Enc.Vars) - 1 }
+func (in *Instance) NumVars() int { return in.Enc.NumVars() - 1 }
 
 // Write writes the instance in format f.
 func (in *Instance) Write(w io.Writer, f Format) error {

@@ -59,11 +59,9 @@ func auxiliary(m encode.Meaning) bool {
 func (in *Instance) describe() {
 	e := in.Enc
 	p := e.Pool
-	in.vars = make([]Var, len(e.Vars))
-	for v, vi := range e.Vars {
-		if v == 0 {
-			continue
-		}
+	in.vars = make([]Var, e.NumVars())
+	for v := 1; v < e.NumVars(); v++ {
+		vi := e.Info(z.Var(v))
 		vi.Name = e.VarName(z.Var(v))
 		in.vars[v] = Var{Var: v, Name: vi.Name, Meaning: vi.Meaning, About: aboutDerived(vi)}
 	}

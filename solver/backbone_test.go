@@ -48,7 +48,7 @@ func TestTheBackboneFixesOnlyTermsEveryPlanAtTheEarlierOptimaKeeps(t *testing.T)
 			job := pb.RowsJob(rel, []mip.Row{other})
 			job.First = true
 			if _, got, err := pb.Search(job, func(pb.Answer) error { return nil }); got || err != nil {
-				t.Errorf("column %d (%s) fixed to %d, yet a point has %d (err %v)", c, x.e.Linear.Vars[rel.Vars[c]].Name, vals[k], 1-vals[k], err)
+				t.Errorf("column %d (%s) fixed to %d, yet a point has %d (err %v)", c, x.e.VarName(rel.Vars[c]), vals[k], 1-vals[k], err)
 			}
 		}
 	}

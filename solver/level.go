@@ -422,7 +422,7 @@ func (x *exact) settle(i int, lb, ub int64, src BoundSource) {
 // small is true for parts whose LP takes milliseconds and whose
 // canonical re-solve gini does at once: starting a worker process costs
 // more there than it saves.
-func (x *exact) small() bool { return len(x.e.Linear.Vars) < smallVars }
+func (x *exact) small() bool { return x.e.Linear.Vars < smallVars }
 
 // smallVars: 8-node fleets of 30 variants have parts of about 720
 // variables; with the worker started after the LP their median proof

@@ -61,7 +61,7 @@ func (x *exact) startPB(i int, sr *strongResult, cutoff int64, end time.Time) *p
 	}
 	w := &pbLevel{x: x, level: i, sr: sr, end: end, out: make(chan pb.Msg, 256),
 		runs: map[int]*pb.Run{}, jobs: map[int]*pbJobState{}}
-	if i == 3 && x.canon == nil && len(x.e.Linear.Vars) < canonAheadMaxVars && x.levelsProved(3) {
+	if i == 3 && x.canon == nil && x.e.Linear.Vars < canonAheadMaxVars && x.levelsProved(3) {
 		var pre *mip.Relaxation
 		if sr.uncut {
 			pre = sr.rel

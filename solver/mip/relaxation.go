@@ -150,7 +150,7 @@ func Presolve(r *Relaxation, deadline time.Time) (*Relaxation, bool) {
 func NewRelaxation(e *encode.Encoding, obj model.Objective, assumed []z.Lit, i int) *Relaxation {
 	lin := &e.Linear
 	fixed := map[z.Var]bool{}
-	r := &Relaxation{Col: make(map[z.Var]int, len(lin.Vars)), Assumed: fixed, Rows: make([]Row, 0, len(lin.Rows)+i+latencyRows(e))}
+	r := &Relaxation{Col: make(map[z.Var]int, lin.Vars), Assumed: fixed, Rows: make([]Row, 0, len(lin.Rows)+i+latencyRows(e))}
 	for _, m := range assumed {
 		fixed[m.Var()] = m.IsPos()
 	}
