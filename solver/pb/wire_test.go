@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -96,4 +97,27 @@ func FuzzReadJob(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The workers of a level get copies of one job: its rows are flattened
+// once for all of them. A copy given rows of its own, as canonicalPB's
+// with another bound, is flattened from those, never from the shared ones.
+func TestCopiesOfAJobShareItsFlatRowsUnlessGivenTheirOwn(t *testing.T) {
+	job := knapsackJob()
+	job.flat = &sharedRows{}
+	a, b := *job, *job
+	a.CuttingPlanes = true
+	wa, wb := a.Wire(), b.Wire()
+	if &wa.Cols[0] != &wb.Cols[0] || !wa.Cuts || wb.Cuts {
+		t.Error("two copies of a job did not share its flattened rows, or shared their own fields")
+	}
+	c := *job
+	c.Rows = slices.Clone(job.Rows)
+	c.Rows[len(c.Rows)-1].RHS = 99
+	if got := c.Wire().RHS; got[len(got)-1] != 99 {
+		t.Errorf("a copy with rows of its own was sent the shared rows: last bound %d, want 99", got[len(got)-1])
+	}
+	if got := sendJob(t, job); !reflect.DeepEqual(got.Rows, job.Rows) {
+		t.Errorf("the shared job arrives as %+v, want %+v", got.Rows, job.Rows)
+	}
 }
