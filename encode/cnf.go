@@ -142,13 +142,13 @@ type cnf struct {
 	// sat is the solver; callers reach it through sat.go's methods.
 	// With noSAT it is empty: clauses are only logged, and variables are
 	// numbered by nvars as gini would number them.
-	sat   *gini.Gini
-	noSAT bool
+	sat    *gini.Gini
+	noSAT  bool
 	nvars  z.Var
 	vars   []varSlot
 	abouts []About
 	Log    ClauseLog
-	T     z.Lit // constant true
+	T      z.Lit // constant true
 
 	tag   uint16 // family of the clauses being added
 	guard int32  // current guard, -1 for none
