@@ -93,6 +93,8 @@ type builder struct {
 	docs        *[]metricsDoc // metricsDocs, once built
 	// links are the node pairs shown linked, with the first evidence.
 	links map[[2]string]string
+	// graph is the pool's link graph for recipes' placements (linkGraph).
+	graph *linkGraph
 	// hw lists each node's memory domains as LLooM describes them (kind,
 	// backend, device ids), in the order the machine lists them: the
 	// order LLooM matches requirements in.
