@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/poolsolve/poolsolve/internal/deepcopy"
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -380,6 +381,25 @@ var secretWords = []string{"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASS
 // looks like it carries a credential. It errs towards redacting: PAT
 // (personal access token) counts at the end of a name or as a word.
 func secretName(name string) bool {
+	if len(name) > secretMemoMax {
+		return secretNameOf(name)
+	}
+	if v, ok := secretMemo.Load(name); ok {
+		return v.(bool)
+	}
+	v := secretNameOf(name)
+	secretMemo.Store(name, v)
+	return v
+}
+
+// secretMemo holds secretName's answers: the same few keys come back in
+// every node's documents, and on 1024x4000 working them out again was a
+// third of the time the redaction took. Long names, rare, are not kept.
+var secretMemo sync.Map
+
+const secretMemoMax = 64
+
+func secretNameOf(name string) bool {
 	up := strings.ToUpper(strings.TrimLeft(name, "-"))
 	for _, w := range secretWords {
 		if strings.Contains(up, w) {
