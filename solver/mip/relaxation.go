@@ -295,7 +295,7 @@ func (r *Relaxation) Propagate(deadline time.Time) {
 		changed := false
 		for k := range r.Rows {
 			w := &r.Rows[k]
-			for _, sign := range leSigns(w.Op) {
+			for _, sign := range signsOf(w.Op) {
 				if r.propagateLE(w, sign, &changed) {
 					r.Dead = true
 					return
@@ -307,20 +307,6 @@ func (r *Relaxation) Propagate(deadline time.Time) {
 		}
 	}
 }
-
-// leSigns are the signs by which a row with operator op reads as <=
-// rows, in asLE's order.
-func leSigns(op encode.Op) []int64 {
-	switch op {
-	case encode.LE:
-		return signLE
-	case encode.GE:
-		return signGE
-	}
-	return signEQ
-}
-
-var signLE, signGE, signEQ = []int64{1}, []int64{-1}, []int64{1, -1}
 
 // propagateLE fixes the columns that sign·w <= sign·rhs forces, setting
 // *changed when it fixes one; it reports a row no point in the box meets.
