@@ -74,8 +74,8 @@ func TestTheRunsSharesOfItsLimitKeepTheirCaps(t *testing.T) {
 func TestALevelsDeadlineIsItsShareOfTheTimeLeft(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	b := budget{end: now.Add(10 * time.Second)}
-	if got := b.level(now, 0, levelShare).Sub(now); got != 1500*time.Millisecond {
-		t.Errorf("level 1 of 10 s: %v, want 1.5 s", got)
+	if got := b.level(now, 0, levelShare).Sub(now); got != 5*time.Second {
+		t.Errorf("level 1 of 10 s: %v, want 5 s", got)
 	}
 	if got := b.level(now, 3, levelShare); !got.Equal(b.end) {
 		t.Errorf("level 4 ends at %v, want the deadline %v", got, b.end)
