@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/poolsolve/poolsolve/internal/deepcopy"
 	"github.com/poolsolve/poolsolve/internal/jsonpos"
@@ -388,16 +389,26 @@ func secretName(name string) bool {
 		return v.(bool)
 	}
 	v := secretNameOf(name)
-	secretMemo.Store(name, v)
+	if secretMemoLen.Add(1) <= secretMemoEntries {
+		secretMemo.Store(name, v)
+	}
 	return v
 }
 
 // secretMemo holds secretName's answers: the same few keys come back in
 // every node's documents, and on 1024x4000 working them out again was a
-// third of the time the redaction took. Long names, rare, are not kept.
-var secretMemo sync.Map
+// third of the time the redaction took. Long names, rare, are not kept,
+// and it stops growing at secretMemoEntries, so that a long-running
+// serve fed ever new keys holds a bounded table.
+var (
+	secretMemo    sync.Map
+	secretMemoLen atomic.Int64
+)
 
-const secretMemoMax = 64
+const (
+	secretMemoMax     = 64
+	secretMemoEntries = 1 << 14
+)
 
 func secretNameOf(name string) bool {
 	up := strings.ToUpper(strings.TrimLeft(name, "-"))

@@ -162,3 +162,25 @@ func TestRedactInPlaceLeavesWhatRedactReturns(t *testing.T) {
 		t.Errorf("a canary is left: %s", s)
 	}
 }
+
+// secretName's remembered answers are the ones it works out: asked
+// twice, for long names it does not keep, and once its table is full.
+func TestSecretNamesAnswerTheSameRememberedOrNot(t *testing.T) {
+	names := []string{"apiKey", "--api-key", "HF_TOKEN", "model", "GITHUB_PAT", "path", "apiKeyEnv",
+		strings.Repeat("x", secretMemoMax) + "_TOKEN", strings.Repeat("y", secretMemoMax+1)}
+	for _, n := range names {
+		want := secretNameOf(n)
+		if got, again := secretName(n), secretName(n); got != want || again != want {
+			t.Errorf("secretName(%q) = %v, then %v; want %v", n, got, again, want)
+		}
+	}
+	full := secretMemoLen.Load()
+	secretMemoLen.Store(secretMemoEntries)
+	defer secretMemoLen.Store(full)
+	if got := secretName("SESSION_unseen"); !got {
+		t.Error("with the table full, a secret-looking name is not secret")
+	}
+	if _, kept := secretMemo.Load("SESSION_unseen"); kept {
+		t.Error("a full table kept a new name")
+	}
+}
