@@ -280,8 +280,12 @@ func (c *cnf) setSlot(v z.Var, vs varSlot) {
 func (c *cnf) NumVars() int { return len(c.vars) }
 
 // Info is variable v's name, meaning and what it is about; the name is
-// empty for a diagram node, named on demand by VarName.
+// empty for a diagram node, named on demand by VarName. A variable past
+// the table has none, as with VarName.
 func (c *cnf) Info(v z.Var) VarInfo {
+	if int(v) >= len(c.vars) {
+		return VarInfo{}
+	}
 	vs := &c.vars[v]
 	vi := VarInfo{Name: vs.name, Meaning: vs.meaning}
 	if vs.about > 0 {
