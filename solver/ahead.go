@@ -4,6 +4,9 @@ import (
 	"slices"
 	"sync/atomic"
 	"time"
+
+	"github.com/poolsolve/poolsolve/eval"
+	"github.com/poolsolve/poolsolve/model"
 )
 
 // encodeAhead encodes the parts on a goroutine of its own while the warm
@@ -74,6 +77,21 @@ func (a *encodeAhead) limit(pi int, by time.Time) { a.by[pi].Store(by.UnixNano()
 
 // skip makes part pi's encoding give up at once.
 func (a *encodeAhead) skip(pi int) { a.by[pi].Store(0) }
+
+// check is eval's report of a on part pi's pool, p: by the checker the
+// part's search built when its encoding has ended, else by a new one.
+// The warm start usually ends with the encoding, and on 256x1000 a
+// checker costs three checks to build.
+func (a *encodeAhead) check(pi int, p *model.Pool, asg model.Assignment) eval.Report {
+	select {
+	case <-a.done[pi]:
+		if x := a.xs[pi]; x != nil {
+			return x.chk.Check(asg)
+		}
+	default:
+	}
+	return eval.Check(p, asg)
+}
 
 // part waits for part pi's encoding.
 func (a *encodeAhead) part(pi int) (*exact, error) {

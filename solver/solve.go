@@ -275,7 +275,7 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 	// a small pool, rounds beside the encoding only slow it (24x60-tight
 	// proved in 140 ms instead of 127).
 	stale := r.clock.Before(warmEnd)
-	warmRep := eval.Check(p, warm)
+	warmRep := r.ls.Check(warm)
 	r.trace.f("warm start: valid %v, %v", warmRep.Valid, warmRep.Objective)
 	// A warm start that still breaks a rule (on big pools, typically a
 	// keepWarm pin) gets more local search, up to half the limit, in
@@ -291,7 +291,7 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 		}
 		before := len(warmRep.Violations)
 		warm = r.ls.ImproveOn(ctx, warm, seed+round, r.clock, end, localsearch.StaleKicks)
-		warmRep = eval.Check(p, warm)
+		warmRep = r.ls.Check(warm)
 		if len(warmRep.Violations) >= before {
 			break
 		}
@@ -367,7 +367,7 @@ func (r *run) warmWhileEncoding(warm model.Assignment, rep eval.Report, encoded 
 		}()
 		a := r.ls.ImproveOn(ctx, warm, r.opts.Seed+warmRoundSeed+round, r.clock, end, localsearch.StaleKicks)
 		cancel()
-		if ar := eval.Check(r.pool, a); ar.Valid && ar.Objective.Less(rep.Objective) {
+		if ar := r.ls.Check(a); ar.Valid && ar.Objective.Less(rep.Objective) {
 			warm, rep = a, ar
 			r.trace.f("warm start while encoding: %v", rep.Objective)
 		}
@@ -406,6 +406,8 @@ type partSearch struct {
 	// it keeps, marked heuristic.
 	xs       []*exact
 	warmOnly []*eval.Report
+	// warmReps are the warm plan's reports on each part.
+	warmReps []eval.Report
 	// plans and levels are the parts' answers, by part (none for a
 	// part not searched once another proved infeasible).
 	plans  []model.Assignment
@@ -422,8 +424,10 @@ func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSear
 		s.res.Stats.Solver, s.res.Stats.Workers = Greedy, ""
 	}
 	r.objs = make([]model.Objective, len(s.parts))
+	s.warmReps = make([]eval.Report, len(s.parts))
 	for i, c := range s.parts {
-		if rep := eval.Check(c.pool, restrict(warm, c.pool)); rep.Valid {
+		rep := ahead.check(i, c.pool, restrict(warm, c.pool))
+		if s.warmReps[i] = rep; rep.Valid {
 			r.objs[i] = rep.Objective
 			// A part with a valid warm plan stops encoding a little
 			// before the deadline: an encoding done later leaves no
@@ -443,8 +447,7 @@ func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSear
 func (s *partSearch) startPart(pi int) error {
 	r, c, res := s.r, s.parts[pi], s.res
 	r.cur = pi
-	part := restrict(s.warm, c.pool)
-	partRep := eval.Check(c.pool, part)
+	part, partRep := restrict(s.warm, c.pool), s.warmReps[pi]
 	if r.ctx.Err() != nil && partRep.Valid {
 		// Interrupted: the part keeps its warm plan, as when its
 		// encoding runs out of time.
