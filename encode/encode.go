@@ -86,6 +86,7 @@ type Encoding struct {
 	l4Live    map[l4Key]*diagram // live level-4 diagrams
 	availMemo map[string]z.Lit
 	figs      map[float64]figure // memory figures read so far
+	termSlab  []Term             // what rows' terms are cut from
 }
 
 // Lane is a variant on one candidate placement: the x variable.
