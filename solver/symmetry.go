@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"sort"
@@ -303,26 +304,29 @@ func (sy *symmetry) swaps(laneAt map[[2]string]int, a, b string) bool {
 	return true
 }
 
-// drawKeys lists a placement's draws as text, nodes mapped by f.
-func drawKeys(v *model.Variant, k int, f func(string) string) []string {
+// drawKeys lists a placement's draws, nodes mapped by f, in a canonical
+// order.
+func drawKeys(v *model.Variant, k int, f func(string) string) []model.Draw {
 	if f == nil {
 		return drawKeysBy(v, k, nil)
 	}
 	return drawKeysBy(v, k, func(n, d string) (string, string) { return f(n), d })
 }
 
-// drawKeysBy lists a placement's draws as text, each node and domain
-// mapped by f.
-func drawKeysBy(v *model.Variant, k int, f func(node, dom string) (string, string)) []string {
-	var out []string
-	for _, d := range v.Placements[k].Draws {
-		n, dom := d.Node, d.Domain
-		if f != nil {
-			n, dom = f(n, dom)
+// drawKeysBy lists a placement's draws, each node and domain mapped by
+// f, in a canonical order, so that equal lists mean equal draws. As
+// formatted text they were 40% of the symmetry search's time on
+// 256x1000.
+func drawKeysBy(v *model.Variant, k int, f func(node, dom string) (string, string)) []model.Draw {
+	out := slices.Clone(v.Placements[k].Draws)
+	if f != nil {
+		for i := range out {
+			out[i].Node, out[i].Domain = f(out[i].Node, out[i].Domain)
 		}
-		out = append(out, fmt.Sprintf("%s/%s=%g", n, dom, d.Gb))
 	}
-	slices.Sort(out)
+	slices.SortFunc(out, func(a, b model.Draw) int {
+		return cmp.Or(strings.Compare(a.Node, b.Node), strings.Compare(a.Domain, b.Domain), cmp.Compare(a.Gb, b.Gb))
+	})
 	return out
 }
 
