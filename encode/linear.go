@@ -89,7 +89,7 @@ func (l *Linear) Value(i int, val func(z.Var) bool) int64 {
 
 // row appends a row; constant-true literals fold into the right side.
 func (e *Encoding) row(name string, op Op, rhs int64, lits []z.Lit, coefs []int64) {
-	r := Row{Name: name, Op: op, RHS: rhs, Terms: e.terms(len(lits))}
+	r := Row{Name: name, Op: op, RHS: rhs, Terms: e.termSlab.Make(len(lits))}
 	for i, m := range lits {
 		c := int64(1)
 		if coefs != nil {
@@ -112,24 +112,6 @@ func (e *Encoding) row(name string, op Op, rhs int64, lits []z.Lit, coefs []int6
 	}
 	e.Linear.Rows = append(e.Linear.Rows, r)
 }
-
-// terms returns room for n terms, cut from a shared slab: rows grown
-// term by term, each in its own allocation, made 256x1000's encoding
-// about 9% slower. The room's capacity is n, so an append past it copies.
-func (e *Encoding) terms(n int) []Term {
-	if n > termSlab/4 {
-		return make([]Term, 0, n)
-	}
-	if cap(e.termSlab)-len(e.termSlab) < n {
-		e.termSlab = make([]Term, 0, termSlab)
-	}
-	k := len(e.termSlab)
-	e.termSlab = e.termSlab[:k+n]
-	return e.termSlab[k : k : k+n]
-}
-
-// termSlab is the slab's size in terms (256 KiB).
-const termSlab = 16 << 10
 
 // clauseRow mirrors a clause as sum of its literals >= 1.
 func (e *Encoding) clauseRow(name string, lits ...z.Lit) {

@@ -35,7 +35,7 @@ func (x *exact) backboneFixings(r *mip.Relaxation, i int, until time.Time) (cols
 	var cand []int
 	for l := range i {
 		for _, t := range x.e.Linear.Objectives[l] {
-			if c, ok := r.Col[t.Var]; ok && r.Lo[c] != r.Hi[c] {
+			if c, ok := r.Column(t.Var); ok && r.Lo[c] != r.Hi[c] {
 				cand = append(cand, c)
 			}
 		}

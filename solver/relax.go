@@ -131,7 +131,7 @@ func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []mip.Row {
 	r := sr.rel
 	var out []mip.Row
 	for _, m := range fixes {
-		c, ok := r.Col[m.Var()]
+		c, ok := r.Column(m.Var())
 		if !ok {
 			continue
 		}
@@ -145,7 +145,7 @@ func (sr *strongResult) asRows(fixes []z.Lit, knap []encode.Group) []mip.Row {
 		k := mip.Row{Op: encode.LE, Rhs: rcScale}
 		for _, g := range knap {
 			b := g.Branches[0]
-			c, ok := r.Col[b.Lit.Var()]
+			c, ok := r.Column(b.Lit.Var())
 			if !ok {
 				continue
 			}

@@ -71,7 +71,7 @@ func TestInt128ArithmeticAgreesWithBigIntegers(t *testing.T) {
 // randomRelaxation is a small 0/1 model with knapsack, covering and
 // choice rows, like a pool's; its costs are integers.
 func randomRelaxation(rng *rand.Rand, n int) *Relaxation {
-	r := &Relaxation{Col: map[z.Var]int{}}
+	r := &Relaxation{}
 	for j := 0; j < n; j++ {
 		r.ColOf(z.Var(j + 2))
 	}

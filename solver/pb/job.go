@@ -352,7 +352,7 @@ func LitValues(r *mip.Relaxation, m []bool) func(z.Lit) bool {
 	return func(l z.Lit) bool {
 		v := l.Var()
 		var b bool
-		if c, ok := r.Col[v]; ok {
+		if c, ok := r.Column(v); ok {
 			switch {
 			case r.Lo[c] == r.Hi[c]:
 				b = r.Lo[c] == 1
