@@ -35,12 +35,17 @@ type Rewriter[C any] interface {
 // Rewrite is Canonical with every string value passed through r (nil
 // changes nothing); root is the document's own context.
 func Rewrite[C any](data []byte, root C, r Rewriter[C]) ([]byte, error) {
-	c, err := newCanon(data, r, len(data))
+	c, err := newCanon(data, r, len(data), false)
 	if err != nil {
 		return nil, err
 	}
 	if err := c.run(root); err != nil {
 		return nil, err
+	}
+	if c.recheck {
+		if err := Duplicates(data); err != nil {
+			return nil, err
+		}
 	}
 	return c.out, nil
 }
@@ -49,7 +54,7 @@ func Rewrite[C any](data []byte, root C, r Rewriter[C]) ([]byte, error) {
 // is never held twice. Nothing is written when data is refused; an error
 // of w ends the rewrite and is returned.
 func RewriteTo[C any](w io.Writer, data []byte, root C, r Rewriter[C]) error {
-	c, err := newCanon(data, r, 2*flushAt)
+	c, err := newCanon(data, r, 2*flushAt, true)
 	if err != nil {
 		return err
 	}
@@ -64,12 +69,18 @@ func RewriteTo[C any](w io.Writer, data []byte, root C, r Rewriter[C]) error {
 // flushAt is how much output RewriteTo gathers before it writes.
 const flushAt = 64 << 10
 
-func newCanon[C any](data []byte, r Rewriter[C], size int) (*canon[C], error) {
+// newCanon checks data for a repeated key (and too deep a nesting) first
+// when streaming, since nothing may be written for a refused document;
+// otherwise the sorted members show a repeat, and Duplicates, a second
+// pass, runs only then.
+func newCanon[C any](data []byte, r Rewriter[C], size int, streaming bool) (*canon[C], error) {
 	if !json.Valid(data) {
 		return nil, errors.New("not valid JSON")
 	}
-	if err := Duplicates(data); err != nil {
-		return nil, err
+	if streaming {
+		if err := Duplicates(data); err != nil {
+			return nil, err
+		}
 	}
 	return &canon[C]{data: data, out: make([]byte, 0, size), r: r, keys: map[string]string{}}, nil
 }
@@ -104,6 +115,11 @@ type canon[C any] struct {
 	// keys are the object keys met so far, so that a key written in
 	// every entry of a long list is decoded once (at most maxKeys).
 	keys map[string]string
+	// recheck is set when an object has a key twice, as decoded, or
+	// the nesting is as deep as Duplicates refuses; nest is the
+	// current nesting.
+	recheck bool
+	nest    int
 	// w, for RewriteTo, takes out whenever it passes flushAt; err is its
 	// first error.
 	w   io.Writer
@@ -145,6 +161,14 @@ func (c *canon[C]) value(i int, ctx C) int {
 		c.flush()
 	}
 	d := c.data
+	if d[i] == '{' || d[i] == '[' {
+		// As deep as Duplicates refuses: it runs at the end and says so.
+		if c.nest >= MaxDepth {
+			c.recheck = true
+		}
+		c.nest++
+		defer func() { c.nest-- }()
+	}
 	switch d[i] {
 	case '{':
 		if c.depth == len(c.members) {
@@ -169,6 +193,9 @@ func (c *canon[C]) value(i int, ctx C) int {
 			}
 		}
 		slices.SortFunc(ms, func(a, b member) int { return strings.Compare(a.key, b.key) })
+		for n := 1; n < len(ms) && !c.recheck; n++ {
+			c.recheck = ms[n].key == ms[n-1].key
+		}
 		c.out = append(c.out, '{')
 		for n, m := range ms {
 			if n > 0 {

@@ -3,6 +3,8 @@ package jsonpos
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -62,4 +64,30 @@ func FuzzCanonical(f *testing.F) {
 			t.Fatalf("Canonical(%q) = %s, want %s", data, got, want)
 		}
 	})
+}
+
+func TestCanonicalRefusesWhatDuplicatesRefusesWithItsWords(t *testing.T) {
+	deep := func(n int) string { return strings.Repeat("[", n) + strings.Repeat("]", n) }
+	for _, tc := range []struct {
+		name, in string
+		refused  bool
+	}{
+		{"a key repeated after others", `{"b":1,"a":2,"c":{"x":1},"a":3}`, true},
+		{"a key repeated deep inside", `[{"k":[{"z":0,"y":1,"z":2}]}]`, true},
+		{"a key written once escaped and once plain", `{"\u00e9":1,"é":2}`, true},
+		{"nesting as deep as allowed", deep(MaxDepth), false},
+		{"nesting one level deeper", deep(MaxDepth + 1), true},
+		{"equal keys in different objects", `{"a":{"a":1},"b":{"a":2}}`, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Canonical([]byte(tc.in))
+			want := Duplicates([]byte(tc.in))
+			if (err != nil) != tc.refused || fmt.Sprint(err) != fmt.Sprint(want) {
+				t.Fatalf("Canonical: %v; want refused %v, as Duplicates words it: %v", err, tc.refused, want)
+			}
+			if _, err := Parse([]byte(tc.in), Options{}); (err != nil) != tc.refused {
+				t.Fatalf("Parse: %v; want refused %v", err, tc.refused)
+			}
+		})
+	}
 }

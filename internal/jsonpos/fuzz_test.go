@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
 	"strings"
 	"testing"
@@ -55,6 +57,14 @@ func FuzzParse(f *testing.F) {
 		}
 		if Check(data, nil) != (err == nil) {
 			t.Fatalf("Check and Parse disagree on %q: %v", data, err)
+		}
+		// Canonical looks for repeated keys only once its sorted members
+		// show one, RewriteTo before it writes: both refuse what Parse
+		// refuses, with Duplicates' words.
+		_, cerr := Canonical(data)
+		werr := RewriteTo(io.Discard, data, struct{}{}, nil)
+		if (cerr == nil) != (err == nil) || fmt.Sprint(cerr) != fmt.Sprint(werr) {
+			t.Fatalf("Canonical (%v), RewriteTo (%v) and Parse (%v) disagree on %q", cerr, werr, err, data)
 		}
 		if err != nil {
 			msg := err.(*SyntaxError).Msg

@@ -89,11 +89,16 @@ func (e *SyntaxError) Error() string {
 // one too.
 func Parse(data []byte, opts Options) (*Value, error) {
 	if json.Valid(data) {
-		if err := Duplicates(data); err != nil {
-			return nil, err
+		// The builder notes a repeated key; Duplicates, a second pass,
+		// runs only then, to word it.
+		b := newBuilder(data, opts.Shallow)
+		v, _, ok := b.value(skipBlank(data, 0), 0)
+		if b.twice || !ok {
+			if err := Duplicates(data); err != nil {
+				return nil, err
+			}
 		}
-		b := &builder{data: data, shallow: opts.Shallow}
-		if v, _, ok := b.value(skipBlank(data, 0), 0); ok {
+		if ok {
 			return v, nil
 		}
 		// Too deep: the tokens say where.

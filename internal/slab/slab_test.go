@@ -41,3 +41,14 @@ func TestALargePieceGetsAnArrayOfItsOwn(t *testing.T) {
 		t.Fatalf("after a large piece the slab has %d left, want %d", left, Size-8)
 	}
 }
+
+func TestAChunkSizesTheArrays(t *testing.T) {
+	s := Slab[int]{Chunk: 64}
+	s.Make(10)
+	if cap(s.buf) != 64 {
+		t.Fatalf("array of %d elements, want 64", cap(s.buf))
+	}
+	if p := s.Make(17); cap(p) != 17 || cap(s.buf) != 64 {
+		t.Fatalf("a piece over a quarter of the chunk: cap %d, array %d", cap(p), cap(s.buf))
+	}
+}
