@@ -91,6 +91,9 @@ type Encoding struct {
 	// term, each in its own allocation, made 256x1000's encoding about
 	// 9% slower.
 	termSlab slab.Slab[Term]
+	// rowChunk and rowChunks gather the rows while New runs (row).
+	rowChunk  []Row
+	rowChunks [][]Row
 }
 
 // Lane is a variant on one candidate placement: the x variable.
@@ -212,6 +215,7 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 		}
 	}()
 	e.Linear.Offsets = [4]int64{}
+	e.rowChunk = make([]Row, 0, rowChunk)
 	e.lanes()
 	e.scale(opts.UnitsPerGiB)
 	e.variants()
@@ -220,6 +224,7 @@ func New(p *model.Pool, opts Options) (e *Encoding, err error) {
 	e.sources()
 	e.pins()
 	e.churn()
+	e.gatherRows()
 	e.Linear.Vars = e.NumVars()
 	for _, a := range e.Assumptions {
 		e.Linear.Assumed = append(e.Linear.Assumed, a.Lit)
