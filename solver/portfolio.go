@@ -148,7 +148,7 @@ func (w *pbLevel) launch(cutoff int64, cp bool) int {
 	id := w.next
 	w.next++
 	if d := w.x.options().DumpPB; d != "" {
-		dumpJob(&job, fmt.Sprintf("%s-l%d-%d.gob", d, w.level+1, id))
+		dumpJob(&job, fmt.Sprintf("%s-l%d-%d.pbjob", d, w.level+1, id))
 	}
 	w.x.run.trace.f("pb %d start: cutoff %d, lp bound %d, cutting planes %v, %d fixed, knapsack of %d", id, cutoff, w.sr.bound, cp, l.fixed, l.knapsack)
 	run, err := pb.Start(w.x.run.ctx, w.x.run.spares, w.end, &job, id, w.out)

@@ -3,7 +3,6 @@ package solver
 import (
 	"bytes"
 	"context"
-	"encoding/gob"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,7 +56,7 @@ func TestThePortfolioProvesLevelFourOfMidSizedPools(t *testing.T) {
 func TestTheCanonicalPlanIsTheSameWhoeverSolvesIt(t *testing.T) {
 	serve := func(job *pb.Job) []pb.Answer {
 		var in, out bytes.Buffer
-		if err := gob.NewEncoder(&in).Encode(job.Wire()); err != nil {
+		if err := pb.WriteJob(&in, job); err != nil {
 			t.Fatal(err)
 		}
 		// As a worker process serves it: its rows are let go once read,
@@ -148,7 +147,7 @@ func TestTheDumpOptionWritesEachWorkersJobWhole(t *testing.T) {
 		if _, err := Solve(context.Background(), pooltest.Random(seed, 8, 20), Options{Seed: 1, TimeLimit: 10 * time.Second, DumpPB: prefix}); err != nil {
 			t.Fatalf("pool %d: %v", seed, err)
 		}
-		files, _ = filepath.Glob(prefix + "-l*-*.gob")
+		files, _ = filepath.Glob(prefix + "-l*-*.pbjob")
 	}
 	if len(files) == 0 {
 		t.Fatal("no worker job was dumped in six solves")

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"encoding/gob"
 	"io"
 
 	"github.com/poolsolve/poolsolve/fleet"
@@ -18,6 +17,6 @@ import (
 // dumpJob writes job to path as a worker reads it, whole or not at all.
 func dumpJob(job *pb.Job, path string) {
 	fleet.WriteFileAtomicWith(path, func(w io.Writer) error {
-		return gob.NewEncoder(w).Encode(job.Wire())
+		return pb.WriteJob(w, job)
 	})
 }

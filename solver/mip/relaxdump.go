@@ -58,7 +58,7 @@ func (r *Relaxation) WriteLP(w io.Writer) {
 }
 
 // Options.DumpPB = PREFIX (the CLI's POOLSOLVE_DUMP_PB) writes each PB
-// worker's job to PREFIX-l<level>-<id>.gob as the worker reads it (its
+// worker's job to PREFIX-l<level>-<id>.pbjob as the worker reads it (its
 // stdin), so that the worker's search can be run and timed alone:
 // BenchmarkDumpedPBJob, or `POOLSOLVE_PB_WORKER=1 poolsolve < FILE`. A
 // debugging aid, like Options.DumpRelax.

@@ -1,8 +1,9 @@
 package pb
 
 import (
+	"bufio"
 	"bytes"
-	"encoding/gob"
+	"encoding/binary"
 	"reflect"
 	"slices"
 	"strings"
@@ -12,11 +13,7 @@ import (
 // sendJob writes job as startPB does and reads it back as a worker does.
 func sendJob(t *testing.T, job *Job) *Job {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(job.Wire()); err != nil {
-		t.Fatal(err)
-	}
-	got, err := ReadJob(&buf)
+	got, err := ReadJob(bytes.NewReader(wireBytes(t, job.Wire())))
 	if err != nil {
 		t.Fatalf("readJob: %v", err)
 	}
@@ -61,30 +58,70 @@ func TestAGarbledJobIsAnErrorNotAPanic(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w := knapsackJob().Wire()
 			tc.garble(w)
-			var buf bytes.Buffer
-			if err := gob.NewEncoder(&buf).Encode(w); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ReadJob(&buf); err == nil || !strings.Contains(err.Error(), tc.want) {
+			if _, err := ReadJob(bytes.NewReader(wireBytes(t, w))); err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want one saying %q", err, tc.want)
 			}
 		})
 	}
 }
 
+// wireBytes is w as NewJobWriter sends it.
+func wireBytes(t testing.TB, w *pbWire) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	bw := bufio.NewWriter(&buf)
+	if err := writeWire(bw, w); err != nil {
+		t.Fatal(err)
+	}
+	if err := bw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+func TestAJobCutShortOrWithAHugeLengthIsAnError(t *testing.T) {
+	whole := wireBytes(t, knapsackJob().Wire())
+	for n := range len(whole) {
+		if _, err := ReadJob(bytes.NewReader(whole[:n])); err == nil {
+			t.Fatalf("a job cut after %d of %d bytes was read", n, len(whole))
+		}
+	}
+	// Four columns, no flags, no shift, then 2^62 row starts: refused
+	// when the input ends, without allocating for the length.
+	huge := append([]byte(wireMagic), 4, 0, 0)
+	huge = binary.AppendUvarint(huge, 1<<62)
+	if _, err := ReadJob(bytes.NewReader(huge)); err == nil {
+		t.Fatal("a length of 2^62 was accepted")
+	}
+	huge = append([]byte(wireMagic), 4, 0, 0)
+	huge = binary.AppendUvarint(huge, 1<<30)
+	if _, err := ReadJob(bytes.NewReader(huge)); err == nil || !strings.Contains(err.Error(), "unexpected EOF") {
+		t.Fatalf("a length of 2^30 with no elements: %v", err)
+	}
+}
+
 // FuzzReadJob: whatever reaches a worker's stdin, reading it gives a job
 // whose every column is in range, or an error; never a panic.
 func FuzzReadJob(f *testing.F) {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(knapsackJob().Wire()); err != nil {
-		f.Fatal(err)
-	}
-	f.Add(buf.Bytes())
+	f.Add(wireBytes(f, knapsackJob().Wire()))
+	canon := knapsackJob()
+	canon.Canon, canon.Phase = knapsackJob(), []bool{true, false, true, false}
+	f.Add(wireBytes(f, canon.Wire()))
 	f.Add([]byte{})
+	f.Add([]byte(wireMagic + "\x04\x07\x00\xff\xff\xff\xff\x0f"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		job, err := ReadJob(bytes.NewReader(b))
 		if err != nil {
 			return
+		}
+		// What was read is written back the same, and read back equal.
+		var again bytes.Buffer
+		if err := WriteJob(&again, job); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadJob(&again)
+		if err != nil || !reflect.DeepEqual(back.Wire(), job.Wire()) {
+			t.Fatalf("a job read, written and read again differs (%v)", err)
 		}
 		for k, r := range job.Rows {
 			if len(r.Cols) != len(r.W) {
