@@ -30,6 +30,9 @@ type builder struct {
 	// then asks Duplicates, which words the error (and, for keys whose
 	// invalid UTF-8 decodes alike, finds none).
 	twice bool
+	// spans is set when a container was kept as a span (shallow): the
+	// builder did not see its keys, so Duplicates must.
+	spans bool
 	seen  map[string]bool // scratch for large objects
 }
 
@@ -101,6 +104,7 @@ func (b *builder) value(i, depth int) (v *Value, end int, ok bool) {
 		}
 		if b.shallow > 0 && depth >= b.shallow {
 			v.Kind, v.Shallow = Array, true
+			b.spans = true
 			if c == '{' {
 				v.Kind = Object
 			}

@@ -75,6 +75,7 @@ func TestCanonicalRefusesWhatDuplicatesRefusesWithItsWords(t *testing.T) {
 		{"a key repeated after others", `{"b":1,"a":2,"c":{"x":1},"a":3}`, true},
 		{"a key repeated deep inside", `[{"k":[{"z":0,"y":1,"z":2}]}]`, true},
 		{"a key written once escaped and once plain", `{"\u00e9":1,"é":2}`, true},
+		{"two keys whose bad bytes decode alike", "{\"\xe1\":0,\"\xce\":0}", true},
 		{"nesting as deep as allowed", deep(MaxDepth), false},
 		{"nesting one level deeper", deep(MaxDepth + 1), true},
 		{"equal keys in different objects", `{"a":{"a":1},"b":{"a":2}}`, false},
@@ -87,6 +88,10 @@ func TestCanonicalRefusesWhatDuplicatesRefusesWithItsWords(t *testing.T) {
 			}
 			if _, err := Parse([]byte(tc.in), Options{}); (err != nil) != tc.refused {
 				t.Fatalf("Parse: %v; want refused %v", err, tc.refused)
+			}
+			// Containers kept as spans are checked all the same.
+			if _, err := Parse([]byte(tc.in), Options{Shallow: 1}); (err != nil) != tc.refused {
+				t.Fatalf("Parse, shallow: %v; want refused %v", err, tc.refused)
 			}
 		})
 	}

@@ -61,6 +61,10 @@ func FuzzParse(f *testing.F) {
 		// Canonical looks for repeated keys only once its sorted members
 		// show one, RewriteTo before it writes: both refuse what Parse
 		// refuses, with Duplicates' words.
+		// A shallow tree refuses what a whole one refuses.
+		if _, serr := Parse(data, Options{Shallow: 1}); (serr == nil) != (err == nil) {
+			t.Fatalf("Parse, shallow (%v), and Parse (%v) disagree on %q", serr, err, data)
+		}
 		_, cerr := Canonical(data)
 		werr := RewriteTo(io.Discard, data, struct{}{}, nil)
 		if (cerr == nil) != (err == nil) || fmt.Sprint(cerr) != fmt.Sprint(werr) {

@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"unicode/utf8"
 )
 
-// Duplicates finds the first object key written twice in one object and
+// Duplicates finds the first object key written twice in one object (as
+// decoded: "\u00e9" and "é" are one key) and
 // returns it as a *SyntaxError at the second key, with the member's JSON
 // path and the first key's line and column. encoding/json keeps the last
 // of two equal keys silently, which once dropped a node's report from a
@@ -227,9 +229,12 @@ func stringEnd(data []byte, i int) int {
 }
 
 // unquote decodes a quoted key; plain keys are returned without a copy.
+// A key that is not valid UTF-8 is decoded as encoding/json decodes it,
+// each bad byte a U+FFFD: two keys that decode alike are one key to
+// every reader, and so a duplicate.
 func unquote(q []byte) ([]byte, bool) {
 	body := q[1 : len(q)-1]
-	if bytes.IndexByte(body, '\\') < 0 {
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
 		return body, true
 	}
 	var k string

@@ -90,10 +90,11 @@ func (e *SyntaxError) Error() string {
 func Parse(data []byte, opts Options) (*Value, error) {
 	if json.Valid(data) {
 		// The builder notes a repeated key; Duplicates, a second pass,
-		// runs only then, to word it.
+		// runs only then, to word it, or when containers were kept as
+		// spans, whose keys the builder did not read.
 		b := newBuilder(data, opts.Shallow)
 		v, _, ok := b.value(skipBlank(data, 0), 0)
-		if b.twice || !ok {
+		if b.twice || b.spans || !ok {
 			if err := Duplicates(data); err != nil {
 				return nil, err
 			}
