@@ -3,15 +3,19 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"runtime/metrics"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/export"
 	"github.com/poolsolve/poolsolve/fleet"
+	"github.com/poolsolve/poolsolve/inventory"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver"
 )
@@ -74,6 +78,7 @@ func exportCommand() *cli.Command {
 			&cli.DurationFlag{Name: "time-limit", EnvVars: envVars("time-limit"), Usage: "time for poolsolve's solve (levels not given with --fix) and for the feasibility check", DefaultText: "pool.toml solver.timeLimit, else 5s", Category: "Solver"},
 			&cli.Uint64Flag{Name: "seed", EnvVars: envVars("seed"), Usage: "`SEED` for poolsolve's solve", DefaultText: "pool.toml solver.seed, else 1", Category: "Solver"},
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout", TakesFile: true},
+			&cli.IntFlag{Name: "memory-limit", Usage: "give up with an error, writing nothing, once the encoding holds `MIB` mebibytes: an instance too large for the machine ends so, not killed by the kernel", DefaultText: "80% of the memory available when export starts, where the system says"},
 		),
 		OnUsageError: usageError,
 		Action:       runExport,
@@ -144,6 +149,58 @@ type exportRequest struct {
 	level   int
 	flatten bool
 	fixes   []export.Fix
+	memory  *memoryGuard
+}
+
+// memoryGuard stops an encoding whose heap passes limit bytes (0: no
+// limit). The encoding asks it every few thousand variables: a
+// 1024x4000 export held 24 GB before the kernel killed it, silently.
+type memoryGuard struct {
+	limit   uint64
+	tripped bool
+	sample  []metrics.Sample
+}
+
+func newMemoryGuard(limit uint64) *memoryGuard {
+	return &memoryGuard{limit: limit, sample: []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}}
+}
+
+// passed reports whether the heap's objects have passed the limit.
+func (g *memoryGuard) passed() bool {
+	if g == nil || g.limit == 0 {
+		return false
+	}
+	metrics.Read(g.sample)
+	if v := g.sample[0].Value; v.Kind() == metrics.KindUint64 && v.Uint64() > g.limit {
+		g.tripped = true
+	}
+	return g.tripped
+}
+
+// memoryLimit is --memory-limit in bytes, else 80% of the memory the
+// system has available now, or 0 where it does not say.
+func memoryLimit(c *cli.Context) (uint64, error) {
+	if c.IsSet("memory-limit") {
+		mib := c.Int("memory-limit")
+		if mib <= 0 {
+			return 0, badInput("--memory-limit %d: expected a positive number of MiB", mib)
+		}
+		return uint64(mib) << 20, nil
+	}
+	m, err := inventory.SampleHostMemory(c.Context, inventory.OS{}, time.Second)
+	if err != nil || m.AvailableBytes == 0 {
+		return 0, nil
+	}
+	return m.AvailableBytes / 10 * 8, nil
+}
+
+// placements counts the pool's candidate placements.
+func placements(p *model.Pool) int {
+	n := 0
+	for _, v := range p.Variants {
+		n += len(v.Placements)
+	}
+	return n
 }
 
 // exportFlags checks export's flags against each other; flatten is the
@@ -174,7 +231,11 @@ func exportFlags(c *cli.Context) (exportRequest, error) {
 	if err != nil {
 		return exportRequest{}, err
 	}
-	return exportRequest{format: format, level: level, flatten: flatten, fixes: fixes}, nil
+	limit, err := memoryLimit(c)
+	if err != nil {
+		return exportRequest{}, err
+	}
+	return exportRequest{format: format, level: level, flatten: flatten, fixes: fixes, memory: newMemoryGuard(limit)}, nil
 }
 
 // fixEarlierLevels bounds the levels before req.level that --fix leaves
@@ -215,7 +276,13 @@ func fixEarlierLevels(c *cli.Context, p *model.Pool, sopts solver.Options, req *
 // and its size to stderr.
 func writeExport(c *cli.Context, p *model.Pool, req exportRequest) (*export.Instance, error) {
 	opts := export.Options{Level: req.level, Flatten: req.flatten, Fixes: req.fixes, Source: fleetName(c)}
+	guard := req.memory
+	opts.Encode.Stop = guard.passed
 	inst, err := export.New(p, opts)
+	if errors.Is(err, encode.ErrDeadline) && guard.tripped {
+		return nil, errorf("export: the encoding of this pool (%d placements) passed the memory limit of %d MiB; nothing was written (--memory-limit sets the limit)",
+			placements(p), guard.limit>>20)
+	}
 	if err != nil {
 		return nil, badInput("%w", err)
 	}

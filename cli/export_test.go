@@ -120,6 +120,7 @@ func TestExportRejectsBadFlags(t *testing.T) {
 		{"a --fix of level 7", []string{"export", "--fleet", spark, "--format", "opb", "--fix", "L7=0"}, "levels are 1 to 4"},
 		{"a level fixed twice", []string{"export", "--fleet", spark, "--format", "opb", "--fix", "L1=0,L1=2"}, "given twice"},
 		{"no inputs", []string{"export", "--format", "opb"}, "no inputs"},
+		{"a memory limit of nothing", []string{"export", "--fleet", spark, "--format", "opb", "--memory-limit", "0"}, "--memory-limit 0"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,5 +204,31 @@ func TestExportNamesTheReadersItsFileIsPast(t *testing.T) {
 				t.Errorf("the header lacks %q:\n%s", tc.header, data[:min(len(data), 600)])
 			}
 		})
+	}
+}
+
+// An instance too large for the memory it may take ends with an error
+// that says so, and nothing is written: the kernel would otherwise kill
+// the command without a word.
+func TestAnExportPastItsMemoryLimitEndsWithAnErrorAndWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	fleetFile := filepath.Join(dir, "fleet.json")
+	if code, stdout, stderr := run(t, "bench", "--sizes", "64x250", "--write-fleet", fleetFile); code != ExitOK {
+		t.Fatalf("bench --write-fleet: exit %d\n%s%s", code, stdout, stderr)
+	}
+	out := filepath.Join(dir, "out.opb")
+	code, stdout, stderr := run(t, "export", "--fleet", fleetFile, "--consider-installs", "--format", "opb", "--memory-limit", "1", "-o", out)
+	if code != ExitFailure {
+		t.Fatalf("exit %d, want %d\n%s%s", code, ExitFailure, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "passed the memory limit of 1 MiB") || !strings.Contains(stderr, "placements") {
+		t.Errorf("stderr does not say the limit was passed:\n%s", stderr)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("%s was written (%v)", out, err)
+	}
+	// The same export within its limit is written.
+	if code, stdout, stderr := run(t, "export", "--fleet", fleetFile, "--consider-installs", "--format", "opb", "--memory-limit", "4096", "-o", out); code != ExitOK {
+		t.Fatalf("within the limit: exit %d\n%s%s", code, stdout, stderr)
 	}
 }

@@ -318,10 +318,7 @@ func solverDiagnostics(c *cli.Context, opts *solver.Options) {
 // it, and 1024x4000 (585,000 placements) 2.1 s, from the explanations to
 // the plan written; a quarter of the limit at most.
 func renderReserve(limit time.Duration, p *model.Pool) time.Duration {
-	n := 0
-	for _, v := range p.Variants {
-		n += len(v.Placements)
-	}
+	n := placements(p)
 	return min(max(min(limit/10, 150*time.Millisecond), time.Duration(n)*renderPerPlacement), limit/4)
 }
 
