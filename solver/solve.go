@@ -248,7 +248,11 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 	if warmEnd.After(r.deadline) {
 		warmEnd = r.deadline
 	}
-	warm := localsearch.Greedy(p, seed)
+	t := time.Now()
+	r.ls = localsearch.NewSearcher(p)
+	r.lsBuilt = time.Since(t)
+	r.trace.f("local search built in %v", r.lsBuilt)
+	warm := r.ls.Greedy(seed)
 	r.trace.f("greedy pass ended")
 	// On the wall clock the encoding starts after the greedy pass even
 	// past warmEnd, and local search goes on beside it until it ends
@@ -260,10 +264,6 @@ func (r *run) warmStart(afterGreedy func() <-chan struct{}, answer bool) (model.
 	if r.clock.Before(warmEnd) || !r.clock.Counted() {
 		encoded = afterGreedy()
 	}
-	t := time.Now()
-	r.ls = localsearch.NewSearcher(p)
-	r.lsBuilt = time.Since(t)
-	r.trace.f("local search built in %v", r.lsBuilt)
 	lsCtx, lsEnd, cancel := ctx, warmEnd, func() {}
 	if encoded != nil && !r.clock.Counted() {
 		lsCtx, cancel = r.untilEncoded(warmEnd, encoded)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/poolsolve/poolsolve/eval"
@@ -58,20 +59,27 @@ func EvalCost(items int) time.Duration {
 // as much as a short round of search) and only read after, so searches
 // may run at once, each on its own state.
 type Searcher struct {
-	p   *model.Pool
-	pr  *lsProblem
-	chk *eval.Checker
+	p       *model.Pool
+	pr      *lsProblem
+	chkOnce sync.Once
+	chk     *eval.Checker
 }
 
 // NewSearcher builds the search's view of p.
 func NewSearcher(p *model.Pool) *Searcher {
-	return &Searcher{p: p, pr: newLSProblem(p), chk: eval.NewChecker(p)}
+	return &Searcher{p: p, pr: newLSProblem(p)}
 }
 
-// Check is eval's report of a on s's pool. Its checker is built once:
-// on 256x1000 building one takes three times as long as a check, and
-// the warm start's checks are on the way to the exact search.
-func (s *Searcher) Check(a model.Assignment) eval.Report { return s.chk.Check(a) }
+// Check is eval's report of a on s's pool. Its checker is built once,
+// when first asked (the greedy pass needs none): on 256x1000 building one
+// takes three times as long as a check, and the warm start's checks are
+// on the way to the exact search.
+func (s *Searcher) Check(a model.Assignment) eval.Report { return s.checker().Check(a) }
+
+func (s *Searcher) checker() *eval.Checker {
+	s.chkOnce.Do(func() { s.chk = eval.NewChecker(s.p) })
+	return s.chk
+}
 
 // Pool is the pool s searches.
 func (s *Searcher) Pool() *model.Pool { return s.p }
@@ -92,7 +100,7 @@ func (s *Searcher) ImproveOn(ctx context.Context, a model.Assignment, seed uint6
 		ls.checkCost = EvalCost(len(pr.vars) + len(pr.srcs))
 	}
 	ls.run()
-	return ls.result(s.chk, a)
+	return ls.result(s.checker(), a)
 }
 
 // result is the search's plan, or a when eval rates a better.
