@@ -27,8 +27,7 @@ type builder struct {
 	escratch [][]*Value
 	keys     map[string]string
 	// twice is set when an object has a key twice, as decoded; Parse
-	// then asks Duplicates, which words the error (and, for keys whose
-	// invalid UTF-8 decodes alike, finds none).
+	// then asks Duplicates, which words the error.
 	twice bool
 	// spans is set when a container was kept as a span (shallow): the
 	// builder did not see its keys, so Duplicates must.

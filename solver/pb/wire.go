@@ -230,14 +230,13 @@ func (ww *wireWriter) job(job *pbWire) {
 	writeInts(ww, job.Op)
 	writeInts(ww, job.RHS)
 	writeInts(ww, job.Obj)
-	ww.uint(uint64(len(job.Phase)))
-	for _, p := range job.Phase {
-		b := int64(0)
+	phase := make([]int8, len(job.Phase))
+	for k, p := range job.Phase {
 		if p {
-			b = 1
+			phase[k] = 1
 		}
-		ww.int(b)
 	}
+	writeInts(ww, phase)
 	if job.Canon != nil {
 		ww.job(job.Canon)
 	}
@@ -415,10 +414,11 @@ func readInts[T int8 | int32 | int64](rd *wireReader, what string) []T {
 	// a garbled length fails when the input ends, having cost little
 	// more than what came.
 	var chunks [][]T
-	xs := make([]T, 0, min(n, max(wireExact, wireChunk)))
+	first := n
 	if n > wireExact {
-		xs = make([]T, 0, wireChunk)
+		first = wireChunk
 	}
+	xs := make([]T, 0, first)
 	for read := 0; read < n; {
 		if len(xs) == cap(xs) {
 			chunks = append(chunks, xs)
