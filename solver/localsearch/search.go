@@ -277,7 +277,86 @@ func (ls *lsSearch) improve(vi int) []int {
 			return changed
 		}
 	}
+	tries = 0
+	for _, e := range ejects {
+		if tries == clearTries || ls.timeUp() || !e.c.objectiveLess(before) {
+			break
+		}
+		if len(pr.vars[vi].pls[e.o.k].nodes) < 2 {
+			continue // one node's room: eject's ground
+		}
+		tries++
+		if changed := ls.clear(vi, e.o); changed != nil {
+			return changed
+		}
+	}
 	return nil
+}
+
+// clearTries caps the options improve admits by clearing their
+// domains, those that would lower the objective most first; clearMax
+// caps the lanes one clearing takes off (two on each node of a
+// four-node lane). Only lanes over two nodes or more are cleared for,
+// where eject cannot make the room: tried for single-node lanes too, it
+// made the greedy solver's search on six 64x250 fleets 17-77% slower.
+const (
+	clearTries = 2
+	clearMax   = 8
+)
+
+// clear admits option o of vi by taking lanes off every domain it
+// overfills, the largest lane of such a domain first, until it fits,
+// then gives each lane taken off its best option, largest first. A lane
+// over four nodes made resident needs room on all four at once, which
+// taking off one lane or two (eject) does not make, and which demoting
+// the lanes there (demote) makes only when they can wait cold.
+func (ls *lsSearch) clear(vi int, o lsOption) []int {
+	st := ls.st
+	pr := st.pr
+	before, start := st.total, st.cur[vi]
+	st.set(vi, o)
+	var out []int
+	var saved []lsOption
+	undo := func() []int {
+		st.set(vi, start)
+		for i := len(out) - 1; i >= 0; i-- {
+			st.set(out[i], saved[i])
+		}
+		return nil
+	}
+	for {
+		b, bgb := -1, 0.0
+		for _, d := range pr.vars[vi].pls[o.k].draws {
+			if !st.over[d.dom] {
+				continue
+			}
+			for _, u := range st.uses[d.dom] {
+				if u.v != vi && len(pr.vars[u.v].pins) == 0 && (b < 0 || u.gb > bgb) {
+					b, bgb = u.v, u.gb
+				}
+			}
+		}
+		if b < 0 {
+			break
+		}
+		if len(out) == clearMax || ls.timeUp() {
+			return undo()
+		}
+		saved, out = append(saved, st.cur[b]), append(out, b)
+		st.set(b, lsUnplaced)
+	}
+	if len(out) < 3 {
+		return undo() // eject's ground
+	}
+	order := slices.Clone(out)
+	sort.SliceStable(order, func(i, j int) bool { return pr.vars[order[i]].maxGb > pr.vars[order[j]].maxGb })
+	for _, b := range order {
+		ls.bestFor(b)
+	}
+	if st.total.less(before) {
+		return append([]int{vi}, out...)
+	}
+	return undo()
 }
 
 // demoteTries caps the options improve repairs by demotion: on
