@@ -55,8 +55,8 @@ type shareRule struct {
 }
 
 var shares = [...]shareRule{
-	shareBackbone: {part: 2.0 / 5, max: backboneMaxTime,
-		why: "backbone probing is one SAT call per fractional column: it pays while it fixes many, and must leave most of the level to the search it speeds up"},
+	shareBackbone: {part: 1.0 / 2, max: backboneMaxTime,
+		why: "the backbone is proved by its last call alone, an UNSAT answer: a cap that cuts that call short wastes the calls before it; the other half of the level is the LP's, which the fixings strengthen"},
 	shareWorkersFirst: {part: 2.0 / 5,
 		why: "the workers hold both cores while they run alone; gini's diagrams need the rest of the level once they are built"},
 	shareFixedSearch: {part: 1.0 / 3,

@@ -214,8 +214,8 @@
 // fixed (backbone.go): the terms of levels 1-3 that every plan at their
 // frozen values sets as the incumbent does, found by PB searches for a
 // point of the model that flips at least one of them (a point drops the
-// terms it flips; none proves the rest), with at most 2/5 of the time
-// left and 2 s. Level 4's model holds those levels by one sum row each,
+// terms it flips; none proves the rest), with at most half the time
+// left and 3.5 s. Level 4's model holds those levels by one sum row each,
 // which the LP spreads over the terms dearest at level 4; on
 // 256x1000-tight it left a source uncovered that no plan at level 1's
 // optimum leaves, and fixing 935 of 941 terms took its root from
