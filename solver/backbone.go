@@ -24,10 +24,10 @@ import (
 // backboneMaxTime caps the search for the backbone. At 2 s (and 2/5 of
 // the level) it ended without a proof on three of ten 256x1000 fleets at
 // 10 s, the UNSAT call cut short after three or four points; with 30 s
-// those proofs took 2.0-3.0 s. At 3.5 s (and half the level) two pairs
-// of 10 s runs fixed the backbone on them too, and level 4's bound rose
-// from 193,000-203,000 to 314,000-424,000 there (-tight seed 26411's
-// gap 64.8% -> 25.4%), the other fleets unchanged.
+// those proofs took 2.0-3.0 s. At 3.5 s (and half the level) it was
+// fixed there in five 10 s runs of six, and level 4's bound rose from
+// 193,000-203,000 to 314,000-424,000 (-tight seed 26411's gap 64.8% ->
+// 25.4%), the other fleets unchanged.
 const backboneMaxTime = 3500 * time.Millisecond
 
 // backboneFixings returns the level terms before level i that every
