@@ -294,13 +294,17 @@ func (ls *lsSearch) improve(vi int) []int {
 }
 
 // clearTries caps the options improve admits by clearing their
-// domains, those that would lower the objective most first; clearMax
-// caps the lanes one clearing takes off (two on each node of a
-// four-node lane). Only lanes over two nodes or more are cleared for,
-// where eject cannot make the room: tried for single-node lanes too, it
-// made the greedy solver's search on six 64x250 fleets 17-77% slower.
+// domains, those that would lower the objective most first: on
+// 256x1000 seed 1 a four-node lane must be made resident on one clique
+// of several, and the two best by objective are cliques whose lanes
+// find no room elsewhere; with 16, level 4 at 10 s went from 2,258,926
+// to 576,373 (two runs each). clearMax caps the lanes one clearing
+// takes off (two on each node of a four-node lane). Only lanes over two
+// nodes or more are cleared for, where eject cannot make the room:
+// tried for single-node lanes too, it made the greedy solver's search
+// on six 64x250 fleets 17-77% slower.
 const (
-	clearTries = 2
+	clearTries = 16
 	clearMax   = 8
 )
 
