@@ -282,7 +282,9 @@
 // they are encoded (on 1024x4000, 3-11 s past its share). Not during the
 // greedy pass itself, which the encoding slowed by 60%. A solve whose
 // answer will be its warm plan encodes nothing and searches it as the
-// greedy solver does. Parts are then searched smallest first: a small
+// greedy solver does; one that finds so only after the warm start (less
+// time left than it took) gives the time left to local search from the
+// warm plan (warmToDeadline). Parts are then searched smallest first: a small
 // part proves in milliseconds and leaves the rest to the large one.
 //
 // encode.New stops at its Options.Deadline (encode.ErrDeadline). A part
