@@ -284,8 +284,9 @@
 // answer will be its warm plan encodes nothing and searches it as the
 // greedy solver does; one that finds so only after the warm start (less
 // time left than it took) gives the time left to local search from the
-// warm plan (warmToDeadline). Parts are then searched smallest first: a small
-// part proves in milliseconds and leaves the rest to the large one.
+// warm plan (warmToDeadline). Parts are then searched smallest first: a
+// small part proves in milliseconds and leaves the rest to the large
+// one.
 //
 // encode.New stops at its Options.Deadline (encode.ErrDeadline). A part
 // whose encoding does not finish in time (with a valid warm plan, a

@@ -395,8 +395,8 @@ func (r *run) warmToDeadline(warm model.Assignment, rep eval.Report) (model.Assi
 	return warm, rep
 }
 
-// warmRoundSeed sets the seeds of warmWhileEncoding's rounds apart from
-// the repair rounds'.
+// warmRoundSeed sets the seeds of warmWhileEncoding's rounds and
+// warmToDeadline's search apart from the repair rounds'.
 const warmRoundSeed = 1 << 20
 
 // warmResult answers with the valid warm plan, unsearched.

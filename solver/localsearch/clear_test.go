@@ -12,10 +12,11 @@ import (
 )
 
 // A hot model served by a lane over four linked nodes waits cold (auto)
-// while a small lane sits resident (preferred) on each of those nodes. Making the
-// wide lane resident pays only once all four small lanes have moved to
-// the spare nodes: ejecting one lane or two leaves a node short, and
-// demoting them to auto does not fit beside a resident wide lane.
+// while a small lane sits resident (preferred) on each of those nodes.
+// Making the wide lane resident pays only once all four small lanes have
+// moved to the spare nodes: ejecting one lane or two leaves a node
+// short, and demoting them to auto does not fit beside a resident wide
+// lane.
 func TestImproveClearsEveryNodeAWideLaneNeedsToAdmitIt(t *testing.T) {
 	wide := []string{"a", "b", "c", "d"}
 	parts := []pooltest.Part{

@@ -1,6 +1,7 @@
 // Package localsearch plans a pool by heuristics: Greedy, LLooM's
 // original first-fit planner, and Improve, first-improvement local search
-// with ejections, demotions, clearings and seeded kicks (iterated local search).
+// with ejections, demotions, clearings and seeded kicks (iterated local
+// search).
 // Package solver starts from them (the warm start), polishes its level-4
 // incumbents with them, and returns them alone when Options.Solver is
 // solver.Greedy.
