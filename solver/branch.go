@@ -18,6 +18,8 @@ func newBranchCut(x *exact, i int, sr *strongResult) *mip.BranchCut {
 		x.openLoop = nil // its bounds move now
 	}
 	b := mip.NewBranchCut(cl.St, cl.Problem(), sr.offset, cl.R.Lo, cl.R.Hi)
+	b.Lazy = cl.Lazy()
+	b.Load = func(rows []mip.Row) bool { return cl.LoadRows(rows, len(rows)) }
 	b.Offer = func(xs []float64, ub *int64) bool {
 		if !x.offerVertex(cl.R, xs) {
 			return false
@@ -67,6 +69,7 @@ func (x *exact) offerVertex(r *mip.Relaxation, xs []float64) bool {
 type canonRoot struct {
 	r      *mip.Relaxation
 	rows   []mip.Row
+	lazy   *mip.LazyRows // the rows st lacks until a vertex violates them
 	st     *lp.State
 	offset int64
 	bound  int64     // the loop's bound on level 4, offset included
@@ -123,7 +126,7 @@ func (x *exact) closedRoot() *canonRoot {
 			cl.Run(x.run.deadline, stop(cl, x.openOffset), nil)
 		}
 		if rootAt(cl.Bounds, x.openOffset, opt, cl.Complete) {
-			x.canonRoot = &canonRoot{r: cl.R, rows: cl.Rows, st: cl.St, offset: x.openOffset, bound: closedBound(cl.Best, x.openOffset), bounds: cl.Bounds}
+			x.canonRoot = &canonRoot{r: cl.R, rows: cl.Rows, lazy: cl.Lazy(), st: cl.St, offset: x.openOffset, bound: closedBound(cl.Best, x.openOffset), bounds: cl.Bounds}
 			return x.canonRoot
 		}
 		if c := x.canonSnap; c != nil && rootAt(c.bounds, c.offset, opt, false) {
@@ -150,7 +153,7 @@ func (x *exact) closedRoot() *canonRoot {
 	if !rootAt(cl.Bounds, offset, opt, cl.Complete) {
 		return nil
 	}
-	x.canonRoot = &canonRoot{r: r, rows: cl.Rows, st: cl.St, offset: offset, bound: closedBound(cl.Best, offset), bounds: cl.Bounds}
+	x.canonRoot = &canonRoot{r: r, rows: cl.Rows, lazy: cl.Lazy(), st: cl.St, offset: offset, bound: closedBound(cl.Best, offset), bounds: cl.Bounds}
 	return x.canonRoot
 }
 
@@ -172,6 +175,7 @@ func (x *exact) canonicalBC() bool {
 		pr.Rows = append(pr.Rows, mip.FloatRowOf(w))
 	}
 	b := mip.NewBranchCut(root.st.Clone(), pr, root.offset, root.r.Lo, root.r.Hi)
+	b.Lazy = root.lazy
 	var found model.Assignment
 	b.Offer = func(xs []float64, ub *int64) bool {
 		plan, rep, ok := x.decodeVertex(root.r, xs)

@@ -323,12 +323,12 @@ func (x *exact) sparseBound(out strongResult, i int, r *mip.Relaxation, offset i
 	best, y, pr, cuts := loop.Result()
 	rounds := loop.Solves
 	if loop.Snapshots && loop.Snap != nil {
-		x.canonSnap = &canonRoot{r: r, rows: loop.Snap.Rows, st: loop.Snap.St, offset: offset, bound: closedBound(loop.Snap.Best, offset), bounds: loop.Snap.Bounds}
+		x.canonSnap = &canonRoot{r: r, rows: loop.Snap.Rows, lazy: loop.Snap.Lazy, st: loop.Snap.St, offset: offset, bound: closedBound(loop.Snap.Best, offset), bounds: loop.Snap.Bounds}
 	}
 	if i == 3 && x.levelsProved(3) {
 		switch {
 		case loop.Complete:
-			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.Rows), st: loop.St.Clone(), offset: offset, bound: closedBound(best, offset), bounds: slices.Clone(loop.Bounds)}
+			x.canonRoot = &canonRoot{r: r, rows: slices.Clone(loop.Rows), lazy: loop.Lazy(), st: loop.St.Clone(), offset: offset, bound: closedBound(best, offset), bounds: slices.Clone(loop.Bounds)}
 		case loop.Resumable && x.canonRoot == nil:
 			// Stopped by the level's proof between two rounds: the
 			// canonical re-solve finishes it instead of starting over

@@ -37,6 +37,13 @@ type BranchCut struct {
 	// Poll runs between nodes: the PB workers' answers, the clock of
 	// the run; true ends the search.
 	Poll func(ub *int64) (bool, error)
+	// Lazy are the model's rows the LP may lack (CutLoop.Lazy): a node
+	// whose vertex violates some gets them and is solved again before
+	// it branches or offers the vertex. Load, when set, adds rows to
+	// the LP for the search (the cut loop's LoadRows, which keeps its
+	// rows in step); else they go to the State directly.
+	Lazy *LazyRows
+	Load func(rows []Row) bool
 	ps   pseudoCosts
 }
 
@@ -166,6 +173,14 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 			continue
 		}
 		xs := st.X()
+		if add := b.Lazy.Violated(xs, 0); len(add) > 0 {
+			// The same node again, with the rows its vertex broke.
+			descend = b.load(add)
+			if !descend {
+				b.Incomplete = true
+			}
+			continue
+		}
 		j, v := b.branchColumn(xs)
 		if j < 0 {
 			// An integral vertex: the subtree's best is this plan, which
@@ -186,6 +201,27 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 		b.setBounds(j, first, first)
 		descend = true
 	}
+}
+
+// load adds lazy rows to the node's LP and to the rows its bounds read.
+func (b *BranchCut) load(rows []Row) bool {
+	if b.Load != nil {
+		if !b.Load(rows) {
+			return false
+		}
+	} else {
+		add := make([]lp.Row, 0, len(rows))
+		for _, w := range rows {
+			add = append(add, lpRowOf(w))
+		}
+		if b.st.AddRows(add) != nil {
+			return false
+		}
+	}
+	for _, w := range rows {
+		b.pr.Rows = append(b.pr.Rows, FloatRowOf(w))
+	}
+	return true
 }
 
 func (b *BranchCut) setBounds(j int, lo, hi int64) {

@@ -3,7 +3,9 @@
 // mirror by NewRelaxation), its presolve (Presolve: bounds propagation,
 // coefficient tightening, substitution of fixed columns), the root cut
 // loop over package lp's dual simplex (CutLoop: lifted covers, probing
-// cuts and Gomory mixed-integer cuts in exact 128-bit arithmetic), bounds
+// cuts and Gomory mixed-integer cuts in exact 128-bit arithmetic; on a
+// large model its LP starts without the short implications and takes
+// in those its vertex violates, LazyRows), bounds
 // by weak duality that hold whatever the simplex did (WeakBound,
 // ReducedCosts), the Lagrangian subgradient bound for models too large
 // for the simplex (Lagrangian), and branch and cut over the cut loop's LP
