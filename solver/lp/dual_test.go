@@ -656,3 +656,40 @@ func TestSparseAndDenseBTRANAgreeAfterBasisChanges(t *testing.T) {
 		}
 	}
 }
+
+// A pricing weight that overflowed to +Inf scores its row zero; the row
+// must still be chosen while it is the only infeasible one, or Solve
+// says Optimal at a point outside the bounds. Every weight is set to
+// +Inf after a bound change that breaks the basis; the warm solve must
+// still meet the fresh one.
+func TestARowOfInfiniteWeightIsStillPriced(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 23))
+	checked := 0
+	for trial := 0; trial < 300; trial++ {
+		p := randomProblem(rng)
+		s, st := solve(t, p)
+		if st != Optimal {
+			continue
+		}
+		x := s.X()
+		j := rng.IntN(len(p.Cost))
+		v := 1 - math.Round(x[j])
+		s.SetBounds(j, v, v)
+		for k := range s.w {
+			s.w[k] = math.Inf(1)
+		}
+		fixed := &Problem{Cost: p.Cost, Lo: slices.Clone(p.Lo), Hi: slices.Clone(p.Hi), Rows: p.Rows}
+		fixed.Lo[j], fixed.Hi[j] = v, v
+		ff, ffst := solve(t, fixed)
+		got := s.Solve(far(), 0)
+		if got != ffst || got == Optimal && (!feasible(fixed, s, 1e-6) || math.Abs(objective(fixed, s)-objective(fixed, ff)) > 1e-6) {
+			t.Fatalf("trial %d: x%d=%v with infinite weights: %v %v (feasible %v), fresh %v %v", trial, j, v, got, objective(fixed, s), feasible(fixed, s, 1e-6), ffst, objective(fixed, ff))
+		}
+		if got == Optimal {
+			checked++
+		}
+	}
+	if checked < 100 {
+		t.Errorf("only %d re-solves checked", checked)
+	}
+}
