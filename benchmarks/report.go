@@ -173,14 +173,37 @@ func seedRows(r *Report) [][]string {
 	return rows
 }
 
-// speedLess orders verdicts worst first: a failed or unproved run, then
-// by the lower end of the ratio.
+// speedLess orders verdicts worst first: a failed exact run, then one
+// only an external proved (the smaller its bound, the worse), then one
+// nobody proved, then by the lower end of the ratio.
 func speedLess(a, b Verdict) bool {
-	ka, kb := a.ExactFailed == "" && a.Speedup.Ok, b.ExactFailed == "" && b.Speedup.Ok
-	if ka != kb {
-		return !ka
+	ra, rb := speedRank(a), speedRank(b)
+	switch {
+	case ra != rb:
+		return ra < rb
+	case ra == rankOnlyExternal:
+		return a.Speedup.Upper < b.Speedup.Upper
 	}
 	return a.Speedup.Lower < b.Speedup.Lower
+}
+
+const (
+	rankFailed = iota
+	rankOnlyExternal
+	rankNeither
+	rankRatio
+)
+
+func speedRank(v Verdict) int {
+	switch {
+	case v.ExactFailed != "":
+		return rankFailed
+	case !v.Speedup.Ok:
+		return rankNeither
+	case v.ExactProof == 0:
+		return rankOnlyExternal
+	}
+	return rankRatio
 }
 
 func judgeRows(r *Report) [][]string {

@@ -319,3 +319,23 @@ func TestTheSVGsRenderToPNGs(t *testing.T) {
 		})
 	}
 }
+
+// Across seeds, a size's worst verdict is the one it loses most: an
+// external proof the exact solver did not match is worse than a seed
+// nobody proved, which is worse than any ratio.
+func TestTheWorstSeedIsTheOneOnlyAnExternalProved(t *testing.T) {
+	only := Verdict{Fastest: "highs", FastestProof: 8 * time.Second, Speedup: Speedup{0, 1.2, true}}
+	closer := Verdict{Fastest: "cbc", FastestProof: 9 * time.Second, Speedup: Speedup{0, 1.1, true}}
+	neither := Verdict{}
+	slow := Verdict{ExactProof: time.Second, Fastest: "clasp", Speedup: Speedup{0.5, 0.5, true}}
+	fast := Verdict{ExactProof: time.Second, Fastest: "clasp", Speedup: Speedup{3, 3, true}}
+	failed := Verdict{ExactFailed: "panic"}
+	order := []Verdict{failed, closer, only, neither, slow, fast}
+	for i := range order {
+		for j := range order {
+			if got, want := speedLess(order[i], order[j]), i < j; got != want {
+				t.Errorf("speedLess(%d, %d) = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+}

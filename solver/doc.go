@@ -192,7 +192,12 @@
 // 7/8 of the level (its duals bound the level wherever it
 // stops), and the better bound is kept. When the LP runs alone and fails
 // early, the ascent runs after it. The LP starts from the model
-// alone, so it takes the same path in every run; its rounds there
+// alone, so it takes the same path in every run, and without its short
+// implications (mip.LazyRows, on models of 25,000 rows and more): the
+// ones its vertex violates join it solve after solve, and then with
+// each round's cuts. On 256x1000 seed 42 (112,200 rows) the LP so
+// reached 323,252 in 1.0 s, where the whole model's first solve took over
+// a minute to its optimum, 323,321. Its rounds there
 // separate half as many cuts, and Gomory cuts of at most 50 nonzeros
 // until the loop stalls (largeCaps). At level 4 the polish of a
 // worker's level-3 plan runs on a goroutine beside the LP (besideLP);

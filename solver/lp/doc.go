@@ -24,7 +24,10 @@
 // indexed by place too, so that a BTRAN of a sparse vector applies only
 // the etas its nonzeros reach. On models of 10,000 rows and more,
 // pricing turns to Devex for good once steepest edge's extra FTRAN
-// fills in (cut rows in the basis do that). Its triangular solves are
+// fills in (cut rows in the basis do that). Weights are capped at 1e30,
+// and when no infeasible row scores (a weight overflowed, its score
+// underflowed) the most infeasible is taken: an Optimal answer never
+// leaves a basic variable outside its bounds. Its triangular solves are
 // hypersparse: a right-hand side with few nonzeros visits only the
 // pivots it reaches. Rows are scaled by their largest coefficient;
 // everything the State returns is unscaled.
@@ -86,5 +89,8 @@
 // bound is within 0.4% of the optimum after 20,000 iterations (12.5 s)
 // and optimal after 67,666, where CLP's dual simplex takes 49,391
 // iterations and 11.2 s: each of this solver's iterations costs several
-// times CLP's there.
+// times CLP's there. Package mip's cut loop therefore starts that model
+// without its 106,264 short implications (mip.LazyRows) and adds those
+// its vertex violates: 11 solves, 16,135 iterations in all, 1.0 s, to
+// 323,252.
 package lp
