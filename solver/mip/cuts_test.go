@@ -231,24 +231,7 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 		}
 		b := NewBranchCut(cl.St, cl.Problem(), 0, r.Lo, r.Hi)
 		found := int64(math.MaxInt64)
-		b.Offer = func(xs []float64, ub *int64) bool {
-			var v int64
-			var bits uint
-			for j, x := range xs {
-				if x > 0.5 {
-					v += r.C[j]
-					bits |= 1 << uint(j)
-				}
-			}
-			for _, w := range r.Rows {
-				if !holds(w, bits) {
-					return false
-				}
-			}
-			found = min(found, v)
-			*ub = min(*ub, v)
-			return true
-		}
+		b.Offer = offerIfPoint(r, r.Rows, &found)
 		ub := int64(math.MaxInt64 / 4)
 		ok, err := b.Run(lpFar(), &ub)
 		if err != nil {
@@ -385,5 +368,28 @@ func TestPseudoCostsFallBackOnWhatIsKnown(t *testing.T) {
 				t.Errorf("mean(%d, %d) = %v, want %v", tt.j, tt.dir, got, tt.want)
 			}
 		})
+	}
+}
+
+// offerIfPoint is a BranchCut.Offer for tests: it takes a vertex that is
+// a 0/1 point of rows, lowering *found and *ub to its value.
+func offerIfPoint(r *Relaxation, rows []Row, found *int64) func([]float64, *int64) bool {
+	return func(xs []float64, ub *int64) bool {
+		var v int64
+		var bits uint
+		for j, x := range xs {
+			if x > 0.5 {
+				v += r.C[j]
+				bits |= 1 << uint(j)
+			}
+		}
+		for _, w := range rows {
+			if !holds(w, bits) {
+				return false
+			}
+		}
+		*found = min(*found, v)
+		*ub = min(*ub, v)
+		return true
 	}
 }

@@ -1,6 +1,7 @@
 package mip
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/poolsolve/poolsolve/encode"
@@ -111,15 +112,7 @@ func (lz *LazyRows) Violated(xs []float64, max int) []Row {
 		}
 	}
 	if max > 0 && len(hits) > max {
-		slices.SortStableFunc(hits, func(a, b hit) int {
-			switch {
-			case a.by > b.by:
-				return -1
-			case a.by < b.by:
-				return 1
-			}
-			return 0
-		})
+		slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(b.by, a.by) })
 		hits = hits[:max]
 		slices.SortFunc(hits, func(a, b hit) int { return a.k - b.k })
 	}

@@ -83,24 +83,7 @@ func TestBranchAndCutProvesTheOptimumOfAModelWhoseLPLacksItsLazyRows(t *testing.
 		b.Lazy = cl.Lazy()
 		b.Load = func(rows []Row) bool { return cl.LoadRows(rows, len(rows)) }
 		found := int64(math.MaxInt64)
-		b.Offer = func(xs []float64, ub *int64) bool {
-			var v int64
-			var bits uint
-			for j, x := range xs {
-				if x > 0.5 {
-					v += r.C[j]
-					bits |= 1 << uint(j)
-				}
-			}
-			for _, w := range model {
-				if !holds(w, bits) {
-					return false
-				}
-			}
-			found = min(found, v)
-			*ub = min(*ub, v)
-			return true
-		}
+		b.Offer = offerIfPoint(r, model, &found)
 		ub := int64(math.MaxInt64 / 4)
 		ok, err := b.Run(lpFar(), &ub)
 		if err != nil {
