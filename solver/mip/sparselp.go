@@ -158,7 +158,7 @@ func NewCutLoop(r *Relaxation) (*CutLoop, bool) {
 //
 // The rise is counted from the first solve past the lazy rounds: theirs
 // is the LP's own, not the cuts' (256x1000 seed 42: 119,574 to 323,252
-// in 11 solves, which made every cut round look stalled).
+// in 12 solves, which made every cut round look stalled).
 func (cl *CutLoop) stallRise() float64 {
 	k := cl.lazyRounds
 	if len(cl.Bounds) < k+2 || math.IsInf(cl.Bounds[k], -1) || math.IsInf(cl.Best, -1) {
@@ -360,7 +360,7 @@ func (cl *CutLoop) Lazy() *LazyRows { return cl.lazy }
 // solves again before any separation. The rounds end for good at the
 // first vertex that violates none, or once a solve lifts the bound by
 // less than lazyRise: the rows left out then move the vertex more than
-// the bound (256x1000 seed 42: 323,242 after 11 solves, 1.0 s, and a
+// the bound (256x1000 seed 42: 323,242 after 11 solves, 0.9 s, and a
 // further 26 in 9 s, each slower, for the last 26 of the 323,268 the
 // rows give).
 func (cl *CutLoop) lazyRound() bool {
