@@ -287,14 +287,23 @@ func (l *levelRun) lpRan() bool { return l.sr != nil }
 func (l *levelRun) branchAndCut() error {
 	x, i := l.x, l.i
 	bc := newBranchCut(x, i, l.sr)
+	bcEnd := x.within(l.end).until(shareBranchAndCut)
+	polished := l.ub
 	bc.Poll = func(ub *int64) (bool, error) {
 		x.run.progress(i, x.obj, l.lb)
 		err := l.poll(l.end, false)
+		if err == nil && *ub < polished {
+			// A new incumbent, from a vertex or a worker: local search
+			// from it, whose plans lower the bound the tree prunes by.
+			err = l.polish(bcEnd, true)
+			polished = min(*ub, l.ub)
+			*ub = polished
+		}
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
 	l.gini = false // exact already: gini's diagrams add nothing
-	proved, err := bc.Run(x.within(l.end).until(shareBranchAndCut), &l.ub)
-	x.run.trace.f("level 4 branch and cut: %d nodes, proved %v, %d..%d", bc.Nodes, proved, l.lb, l.ub)
+	proved, err := bc.Run(bcEnd, &l.ub)
+	x.run.trace.f("level 4 branch and cut: %d nodes, %d iterations, %d reduced-cost fixings, proved %v, %d..%d", bc.Nodes, bc.Iterations, bc.Fixed, proved, l.lb, l.ub)
 	if err == nil {
 		err = x.offerErr
 	}

@@ -18,6 +18,11 @@ import (
 // pushed along the dual ray. An integral vertex is decoded into a plan
 // and offered to the evaluator like any other. When the tree is
 // exhausted with every node pruned so, the incumbent is optimal.
+//
+// A node that branches first fixes, for its subtree, every free column
+// whose reduced cost alone lifts that same bound to the incumbent: with
+// y fixed, moving x_j off its cheap bound adds |d_j| to the bound, so no
+// better plan below the node moves it.
 
 type BranchCut struct {
 	st     *lp.State
@@ -44,7 +49,18 @@ type BranchCut struct {
 	// rows in step); else they go to the State directly.
 	Lazy *LazyRows
 	Load func(rows []Row) bool
-	ps   pseudoCosts
+	// Fixed counts the columns reduced costs fixed, over all nodes;
+	// Iterations the simplex iterations of the nodes' solves.
+	Fixed, Iterations int
+	ps                pseudoCosts
+	// trail is the reduced-cost fixings in force, each with the bounds
+	// it replaced, undone as their nodes' frames are left.
+	trail []bcFix
+}
+
+type bcFix struct {
+	j      int
+	lo, hi int64
 }
 
 type bcFrame struct {
@@ -55,6 +71,8 @@ type bcFrame struct {
 	// of the two children.
 	bound float64
 	f     float64
+	// mark is the trail's length before the node's own fixings.
+	mark int
 }
 
 // pseudoCosts are each column's mean rise of the node bound per unit of
@@ -125,6 +143,7 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 					break
 				}
 				b.setBounds(f.j, b.rootLo[f.j], b.rootHi[f.j])
+				b.undoFixings(f.mark)
 				stack = stack[:len(stack)-1]
 			}
 			if len(stack) == 0 {
@@ -140,12 +159,14 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 			return false, nil
 		}
 		b.Nodes++
+		it := st.Iterations()
 		status := st.Solve(end, 0)
+		b.Iterations += st.Iterations() - it
 		if status == lp.Limit {
 			return false, nil
 		}
 		y := st.Duals()
-		bound, ok := boxBound(b.pr, y, b.lo, b.hi)
+		bound, d, ok := boxBoundCosts(b.pr, y, b.lo, b.hi)
 		if len(stack) > 0 && status == lp.Optimal && ok {
 			// A child of the top frame: its rise per unit of change.
 			f := &stack[len(stack)-1]
@@ -194,10 +215,12 @@ func (b *BranchCut) Run(end time.Time, ub *int64) (bool, error) {
 		}
 		first := int64(math.Round(v))
 		parent := math.Inf(-1)
+		mark := len(b.trail)
 		if ok {
 			parent = bound
+			b.fixByReducedCost(d, bound, *ub, j)
 		}
-		stack = append(stack, bcFrame{j: j, second: 1 - first, bound: parent, f: v - math.Floor(v)})
+		stack = append(stack, bcFrame{j: j, second: 1 - first, bound: parent, f: v - math.Floor(v), mark: mark})
 		b.setBounds(j, first, first)
 		descend = true
 	}
@@ -222,6 +245,36 @@ func (b *BranchCut) load(rows []Row) bool {
 		b.pr.Rows = append(b.pr.Rows, FloatRowOf(w))
 	}
 	return true
+}
+
+// fixByReducedCost fixes at its cheap bound each free column but skip
+// whose reduced cost d_j, added to the node's bound, reaches ub.
+func (b *BranchCut) fixByReducedCost(d []float64, bound float64, ub int64, skip int) {
+	for j, dj := range d {
+		if j == skip || b.lo[j] == b.hi[j] || dj == 0 {
+			continue
+		}
+		if int64(math.Ceil(bound+math.Abs(dj)-1e-6))+b.offset < ub {
+			continue
+		}
+		b.trail = append(b.trail, bcFix{j: j, lo: b.lo[j], hi: b.hi[j]})
+		b.Fixed++
+		if dj > 0 {
+			b.setBounds(j, b.lo[j], b.lo[j])
+		} else {
+			b.setBounds(j, b.hi[j], b.hi[j])
+		}
+	}
+}
+
+// undoFixings gives the columns fixed since the trail's mark their
+// bounds back.
+func (b *BranchCut) undoFixings(mark int) {
+	for k := len(b.trail) - 1; k >= mark; k-- {
+		f := b.trail[k]
+		b.setBounds(f.j, f.lo, f.hi)
+	}
+	b.trail = b.trail[:mark]
 }
 
 func (b *BranchCut) setBounds(j int, lo, hi int64) {
@@ -293,6 +346,12 @@ func (b *BranchCut) rayBound(y, ray []float64) (float64, bool) {
 // boxBound is lagrangeBound over the box lo <= x <= hi: y·b plus, per
 // column, the least of d_j·lo_j and d_j·hi_j, less the rounding margin.
 func boxBound(pr *Problem, y []float64, lo, hi []int64) (float64, bool) {
+	v, _, ok := boxBoundCosts(pr, y, lo, hi)
+	return v, ok
+}
+
+// boxBoundCosts is boxBound and the reduced costs d it summed.
+func boxBoundCosts(pr *Problem, y []float64, lo, hi []int64) (float64, []float64, bool) {
 	d, mag := ReducedCosts(pr, y)
 	var val float64
 	for ri := range pr.Rows {
@@ -304,7 +363,7 @@ func boxBound(pr *Problem, y []float64, lo, hi []int64) (float64, bool) {
 		mag += math.Abs(dj) * math.Max(math.Abs(l), math.Abs(h))
 	}
 	if math.IsNaN(val) || math.IsInf(val, 0) || math.IsNaN(mag) || math.IsInf(mag, 0) {
-		return 0, false
+		return 0, nil, false
 	}
-	return val - 1e-9*mag, true
+	return val - 1e-9*mag, d, true
 }

@@ -393,3 +393,61 @@ func offerIfPoint(r *Relaxation, rows []Row, found *int64) func([]float64, *int6
 		return true
 	}
 }
+
+// Started from an incumbent just above the optimum (or at it), branch
+// and cut fixes columns by reduced cost at its nodes and still finds the
+// optimum (or proves nothing is better); every fixing is given back by
+// the time the tree is exhausted.
+func TestReducedCostFixingKeepsTheOptimumAndIsUndone(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 31))
+	proved, fixed := 0, 0
+	for trial := 0; trial < 400; trial++ {
+		n := 10 + rng.IntN(6)
+		r := randomRelaxation(rng, n)
+		pts := integerPoints(r, r.Rows)
+		if len(pts) == 0 {
+			continue
+		}
+		best := int64(math.MaxInt64)
+		for _, p := range pts {
+			var v int64
+			for j := 0; j < n; j++ {
+				if p>>uint(j)&1 == 1 {
+					v += r.C[j]
+				}
+			}
+			best = min(best, v)
+		}
+		for _, start := range []int64{best + 1, best} {
+			_, _, _, cl, _, _ := SparseRounds(r, lpFar(), nil, nil, nil)
+			if cl == nil {
+				t.Fatal("no cut loop")
+			}
+			b := NewBranchCut(cl.St, cl.Problem(), 0, r.Lo, r.Hi)
+			found := int64(math.MaxInt64)
+			b.Offer = offerIfPoint(r, r.Rows, &found)
+			ub := start
+			ok, err := b.Run(lpFar(), &ub)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !ok {
+				continue
+			}
+			proved++
+			fixed += b.Fixed
+			if start > best && found != best {
+				t.Fatalf("trial %d: from %d branch and cut found %d, brute force %d", trial, start, found, best)
+			}
+			if start == best && found < best {
+				t.Fatalf("trial %d: a plan of %d below the optimum %d", trial, found, best)
+			}
+			if !slices.Equal(b.lo, r.Lo) || !slices.Equal(b.hi, r.Hi) || len(b.trail) != 0 {
+				t.Fatalf("trial %d: box %v..%v after the search, root %v..%v", trial, b.lo, b.hi, r.Lo, r.Hi)
+			}
+		}
+	}
+	if proved < 300 || fixed < 100 {
+		t.Errorf("%d searches proved, %d columns fixed: the test does not reach the fixing", proved, fixed)
+	}
+}
