@@ -148,8 +148,14 @@
 // node re-solved by the dual simplex from the last basis, pruned only by the weak-
 // duality bound over the node's box (or that bound pushed along the dual
 // ray of an infeasible node); an integral vertex is decoded into a plan
-// and offered to the evaluator. An exhausted tree proves the incumbent
-// ("branch-and-cut").
+// and offered to the evaluator. A node that branches fixes, for its
+// subtree, each column whose reduced cost alone lifts its bound to the
+// incumbent. Each new incumbent the tree sees (a vertex, a worker's plan)
+// is polished by local search before the next node, so the tree prunes
+// against the better plan: on 64x250 seed 85101 that took it from
+// 134,347 to the optimum 134,317, and the tree, 355 nodes with 10,212
+// fixings, proved it; without either it had not in 1,000-1,200 nodes. An
+// exhausted tree proves the incumbent ("branch-and-cut").
 //
 // The PB portfolio (portfolio.go, over package pb) runs gophersat, whose CDCL propagates weight constraints
 // natively, on the presolved model below the incumbent: one worker with

@@ -9,7 +9,8 @@
 // by weak duality that hold whatever the simplex did (WeakBound,
 // ReducedCosts), the Lagrangian subgradient bound for models too large
 // for the simplex (Lagrangian), and branch and cut over the cut loop's LP
-// (BranchCut).
+// (BranchCut: depth first on pseudo-costs, with reduced-cost fixing at
+// its nodes).
 //
 // Every row, cut and fixing keeps every 0/1 point of the model's rows,
 // and every bound is valid for every such point: the driver in package
