@@ -215,28 +215,8 @@ func TestBranchAndCutFindsAndProvesTheOptimum(t *testing.T) {
 		n := 4 + rng.IntN(8)
 		r := randomRelaxation(rng, n)
 		pts := integerPoints(r, r.Rows)
-		best := int64(math.MaxInt64)
-		for _, p := range pts {
-			var v int64
-			for j := 0; j < n; j++ {
-				if p>>uint(j)&1 == 1 {
-					v += r.C[j]
-				}
-			}
-			best = min(best, v)
-		}
-		_, _, _, cl, _, _ := SparseRounds(r, lpFar(), nil, nil, nil)
-		if cl == nil {
-			t.Fatal("no cut loop")
-		}
-		b := NewBranchCut(cl.St, cl.Problem(), 0, r.Lo, r.Hi)
-		found := int64(math.MaxInt64)
-		b.Offer = offerIfPoint(r, r.Rows, &found)
-		ub := int64(math.MaxInt64 / 4)
-		ok, err := b.Run(lpFar(), &ub)
-		if err != nil {
-			t.Fatal(err)
-		}
+		best, _ := bruteOptimum(r)
+		b, found, ok := branchAndCutFrom(t, r, math.MaxInt64/4)
 		if len(pts) == 0 {
 			if found != math.MaxInt64 {
 				t.Fatalf("trial %d: a plan of %d in an infeasible model", trial, found)
@@ -408,29 +388,9 @@ func TestReducedCostFixingKeepsTheOptimumAndIsUndone(t *testing.T) {
 		if len(pts) == 0 {
 			continue
 		}
-		best := int64(math.MaxInt64)
-		for _, p := range pts {
-			var v int64
-			for j := 0; j < n; j++ {
-				if p>>uint(j)&1 == 1 {
-					v += r.C[j]
-				}
-			}
-			best = min(best, v)
-		}
+		best, _ := bruteOptimum(r)
 		for _, start := range []int64{best + 1, best} {
-			_, _, _, cl, _, _ := SparseRounds(r, lpFar(), nil, nil, nil)
-			if cl == nil {
-				t.Fatal("no cut loop")
-			}
-			b := NewBranchCut(cl.St, cl.Problem(), 0, r.Lo, r.Hi)
-			found := int64(math.MaxInt64)
-			b.Offer = offerIfPoint(r, r.Rows, &found)
-			ub := start
-			ok, err := b.Run(lpFar(), &ub)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, found, ok := branchAndCutFrom(t, r, start)
 			if !ok {
 				continue
 			}
@@ -450,4 +410,23 @@ func TestReducedCostFixingKeepsTheOptimumAndIsUndone(t *testing.T) {
 	if proved < 300 || fixed < 100 {
 		t.Errorf("%d searches proved, %d columns fixed: the test does not reach the fixing", proved, fixed)
 	}
+}
+
+// branchAndCutFrom runs branch and cut on r from its cut loop's root
+// with the incumbent ub: the search, the best point it found (MaxInt64
+// for none) and whether it proved its answer.
+func branchAndCutFrom(t *testing.T, r *Relaxation, ub int64) (*BranchCut, int64, bool) {
+	t.Helper()
+	_, _, _, cl, _, _ := SparseRounds(r, lpFar(), nil, nil, nil)
+	if cl == nil {
+		t.Fatal("no cut loop")
+	}
+	b := NewBranchCut(cl.St, cl.Problem(), 0, r.Lo, r.Hi)
+	found := int64(math.MaxInt64)
+	b.Offer = offerIfPoint(r, r.Rows, &found)
+	ok, err := b.Run(lpFar(), &ub)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, found, ok
 }
