@@ -295,9 +295,9 @@ func (l *levelRun) branchAndCut() error {
 		if err == nil && *ub < polished {
 			// A new incumbent, from a vertex or a worker: local search
 			// from it, whose plans lower the bound the tree prunes by.
+			// The polish lowers l.ub, which *ub is, itself.
 			err = l.polish(bcEnd, true)
-			polished = min(*ub, l.ub)
-			*ub = polished
+			polished = l.ub
 		}
 		return l.lb >= *ub || x.run.ctx.Err() != nil, err
 	}
