@@ -93,7 +93,8 @@
 // its cuts), "branch-and-cut" (the search from it ended), "lagrangian"
 // (the subgradient bound of models too large for the simplex), "pb" (a
 // PB worker's search ended), "reduced-cost" (gini's UNSAT under the LP's
-// reduced-cost fixings), "relaxation" (level 4's group bound), "trivial",
+// reduced-cost fixings), "relaxation" (level 4's group bound), "presolve"
+// (what a linear part's presolve forced, the rest at its cheapest), "trivial",
 // or for merged parts the distinct non-trivial sources joined with "+". Where memory figures were too fine for the
 // encoding to count exactly (encode's Exact false), no UNSAT answer, LP
 // or PB worker proves anything, since the rounding may refuse plans that

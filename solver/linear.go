@@ -102,6 +102,12 @@ func (l *levelRun) linearPresolve() error {
 	x.presolveTook = x.clock().Since(t)
 	if ok {
 		l.model = &r
+		// The workers may not prove the level in time (1024x4000's
+		// level 1 at 30 s); what presolve forced bounds it meanwhile,
+		// unless memory was rounded, which may force a lane off that fits.
+		if b := x.e.Linear.Offsets[l.i] + r.rel.Floor(); b > l.lb && x.e.Exact {
+			l.lb, l.src = b, BoundPresolve
+		}
 	}
 	return nil
 }

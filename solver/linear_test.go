@@ -61,3 +61,42 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 		})
 	}
 }
+
+func TestALinearLevelIsBoundedByWhatItsPresolveForces(t *testing.T) {
+	savedLanes := linearPartLanes
+	linearPartLanes = 10
+	defer func() { linearPartLanes = savedLanes }()
+	raised := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		p := pooltest.Random(seed, 12, 30)
+		x := exactFor(t, p)
+		if !x.e.LinearMemory {
+			t.Fatalf("seed %d: the part is not encoded with linear memory", seed)
+		}
+		if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
+			continue // greedy's plan breaks a rule here
+		}
+		// The default path's proof of level 1, made apart.
+		linearPartLanes = savedLanes
+		want := solve(t, p, Options{Seed: 1})
+		linearPartLanes = 10
+		if want.Infeasible || want.Levels[0].Status != Optimal {
+			continue
+		}
+		x.at = 0
+		l := &levelRun{x: x, end: time.Now().Add(time.Hour), lb: x.e.Offset(0), src: BoundTrivial, ub: x.obj[0]}
+		if err := l.linearPresolve(); err != nil {
+			t.Fatal(err)
+		}
+		if l.lb > want.Objective[0] {
+			t.Fatalf("seed %d: level 1 bounded at %d (%s), above its optimum %d", seed, l.lb, l.src, want.Objective[0])
+		}
+		t.Logf("seed %d: level 1 bounded at %d (%s), optimum %d", seed, l.lb, l.src, want.Objective[0])
+		if l.src == BoundPresolve && l.lb > x.e.Offset(0) {
+			raised++
+		}
+	}
+	if raised == 0 {
+		t.Error("no pool's level 1 was bounded by its presolve: the test does not reach the bound")
+	}
+}

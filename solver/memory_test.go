@@ -32,44 +32,57 @@ func TestFineMemoryFiguresGiveTheTrueOptimumAndTruthfulStatus(t *testing.T) {
 			pooltest.FineMemory(100.33333333333332, 56.11111111111111, 40.22222222222222), false},
 	}
 	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			e, err := encode.New(tc.pool, encode.Options{})
-			if err != nil {
-				t.Fatal(err)
+		for _, linear := range []bool{false, true} {
+			name := tc.name
+			if linear {
+				name += ", on the linear path"
 			}
-			if e.Exact != tc.wantExact {
-				t.Fatalf("encoding exact = %v, want %v (scale %d)", e.Exact, tc.wantExact, e.Scale)
-			}
-			best, _, feasible := pooltest.BruteForce(tc.pool)
-			if !feasible {
-				t.Fatal("brute force finds no valid plan")
-			}
-			res := solve(t, tc.pool, Options{Seed: 1, TimeLimit: 5 * time.Second})
-			rep := eval.Check(tc.pool, res.Assignment)
-			if !rep.Valid || rep.Objective != res.Objective {
-				t.Fatalf("eval: valid %v objective %v, result says %v (%v)", rep.Valid, rep.Objective, res.Objective, rep.Violations)
-			}
-			if tc.wantExact && res.Objective != best {
-				t.Fatalf("objective %v, brute-force optimum %v", res.Objective, best)
-			}
-			for i, l := range res.Levels {
-				t.Logf("level %d = %d %s, bound %d (%s); optimum %d", l.Index, l.Value, l.Status, l.LowerBound, l.BoundSource, best[i])
-				if tc.wantExact && l.Status != Optimal {
-					t.Errorf("level %d = %d is %s, want optimal", l.Index, l.Value, l.Status)
+			t.Run(name, func(t *testing.T) {
+				if linear {
+					saved := linearPartLanes
+					linearPartLanes = 1
+					defer func() { linearPartLanes = saved }()
 				}
-				if !tc.wantExact && (slices.Contains(l.BoundSource.Sources(), BoundSATUnsat) || slices.Contains(l.BoundSource.Sources(), BoundLP)) {
-					t.Errorf("level %d bound %d comes from %q over rounded memory", l.Index, l.LowerBound, l.BoundSource)
+				e, err := encode.New(tc.pool, encode.Options{})
+				if err != nil {
+					t.Fatal(err)
 				}
-				if l.LowerBound > best[i] {
-					t.Errorf("level %d lower bound %d passes the optimum %d", l.Index, l.LowerBound, best[i])
+				if e.Exact != tc.wantExact {
+					t.Fatalf("encoding exact = %v, want %v (scale %d)", e.Exact, tc.wantExact, e.Scale)
 				}
-				if l.Status == Optimal && l.Value != best[i] {
-					t.Errorf("level %d = %d reported optimal, the optimum is %d", l.Index, l.Value, best[i])
+				best, _, feasible := pooltest.BruteForce(tc.pool)
+				if !feasible {
+					t.Fatal("brute force finds no valid plan")
 				}
-				if res.Objective[i] != best[i] {
-					break // later levels are optimal given this one's freeze
+				res := solve(t, tc.pool, Options{Seed: 1, TimeLimit: 5 * time.Second})
+				rep := eval.Check(tc.pool, res.Assignment)
+				if !rep.Valid || rep.Objective != res.Objective {
+					t.Fatalf("eval: valid %v objective %v, result says %v (%v)", rep.Valid, rep.Objective, res.Objective, rep.Violations)
 				}
-			}
-		})
+				if tc.wantExact && res.Objective != best {
+					t.Fatalf("objective %v, brute-force optimum %v", res.Objective, best)
+				}
+				for i, l := range res.Levels {
+					t.Logf("level %d = %d %s, bound %d (%s); optimum %d", l.Index, l.Value, l.Status, l.LowerBound, l.BoundSource, best[i])
+					if tc.wantExact && l.Status != Optimal {
+						t.Errorf("level %d = %d is %s, want optimal", l.Index, l.Value, l.Status)
+					}
+					if !tc.wantExact && slices.ContainsFunc(l.BoundSource.Sources(), func(s BoundSource) bool {
+						return s == BoundSATUnsat || s == BoundLP || s == BoundPresolve || s == BoundPB
+					}) {
+						t.Errorf("level %d bound %d comes from %q over rounded memory", l.Index, l.LowerBound, l.BoundSource)
+					}
+					if l.LowerBound > best[i] {
+						t.Errorf("level %d lower bound %d passes the optimum %d", l.Index, l.LowerBound, best[i])
+					}
+					if l.Status == Optimal && l.Value != best[i] {
+						t.Errorf("level %d = %d reported optimal, the optimum is %d", l.Index, l.Value, best[i])
+					}
+					if res.Objective[i] != best[i] {
+						break // later levels are optimal given this one's freeze
+					}
+				}
+			})
+		}
 	}
 }

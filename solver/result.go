@@ -36,6 +36,7 @@ const (
 	BoundPB           BoundSource = "pb"             // a PB worker's search ended
 	BoundReducedCost  BoundSource = "reduced-cost"   // an UNSAT answer under the LP's reduced-cost fixings
 	BoundRelaxation   BoundSource = "relaxation"     // level 4's per-group minima
+	BoundPresolve     BoundSource = "presolve"       // what presolve's forced columns cost, every other at its cheapest
 	BoundTrivial      BoundSource = "trivial"        // the level's constant offset
 )
 

@@ -138,3 +138,66 @@ func TestPropagationFixesOnlyWhatEveryIntegerPointAgreesOn(t *testing.T) {
 		t.Errorf("only %d columns fixed: the test does not reach propagation", fixedSeen)
 	}
 }
+
+func TestTheFloorIsTheCheapestPointOfThePresolvedBoxAndBoundsEveryPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	fixedSeen := 0
+	for trial := 0; trial < 2000; trial++ {
+		n := 2 + rng.IntN(5)
+		r := &Relaxation{Lo: make([]int64, n), Hi: make([]int64, n), C: make([]int64, n)}
+		for j := range r.Hi {
+			r.Hi[j], r.C[j] = 1, rng.Int64N(11)-5
+		}
+		for k := 0; k < rng.IntN(4); k++ {
+			r.Rows = append(r.Rows, randomRow(rng, n))
+		}
+		rows, c := r.Rows, append([]int64(nil), r.C...)
+		// Propagated alone, the fixed columns keep their costs.
+		q := r.Clone()
+		q.Propagate(time.Now().Add(time.Second))
+		p, ok := Presolve(r, time.Now().Add(time.Second))
+		if !ok {
+			continue
+		}
+		if q.Floor() != p.Floor() {
+			t.Fatalf("rows %+v, costs %v: floor %d propagated, %d presolved", rows, c, q.Floor(), p.Floor())
+		}
+		cost := func(bits uint) int64 {
+			var s int64
+			for j := range n {
+				s += c[j] * int64(bits>>uint(j)&1)
+			}
+			return s
+		}
+		floor := p.Floor()
+		boxMin := int64(1 << 62)
+		for bits := uint(0); bits < 1<<uint(n); bits++ {
+			inBox := true
+			for j := range n {
+				v := int64(bits >> uint(j) & 1)
+				inBox = inBox && v >= p.Lo[j] && v <= p.Hi[j]
+			}
+			if inBox {
+				boxMin = min(boxMin, cost(bits))
+			}
+			meets := true
+			for _, w := range rows {
+				meets = meets && holds(w, bits)
+			}
+			if meets && cost(bits) < floor {
+				t.Fatalf("rows %+v, costs %v: point %b costs %d, below the floor %d", rows, c, bits, cost(bits), floor)
+			}
+		}
+		if floor != boxMin {
+			t.Fatalf("rows %+v, costs %v: floor %d, but the presolved box's cheapest point costs %d", rows, c, floor, boxMin)
+		}
+		for j := range n {
+			if p.Lo[j] == p.Hi[j] && c[j] != 0 {
+				fixedSeen++
+			}
+		}
+	}
+	if fixedSeen < 100 {
+		t.Errorf("only %d costed columns fixed: the test does not reach the constant", fixedSeen)
+	}
+}

@@ -616,6 +616,23 @@ func (r *Relaxation) Nonzeros() int {
 	return nz
 }
 
+// Floor is the least objective over the box, Constant included: what
+// the fixed columns cost, and every free column at its cheap bound. It
+// bounds the level with no LP, as presolve left it (1024x4000's level
+// 1: 53 uncovered sources forced, against the trivial 0).
+func (r *Relaxation) Floor() int64 {
+	f := r.Constant
+	for j, c := range r.C {
+		switch {
+		case r.Lo[j] == r.Hi[j]:
+			f += c * r.Lo[j]
+		case c < 0:
+			f += c
+		}
+	}
+	return f
+}
+
 // Fixed is presolve's fixings as literals: they hold in every plan.
 func (r *Relaxation) Fixed() []z.Lit {
 	var out []z.Lit
