@@ -6,6 +6,9 @@
 // incumbents with them, and returns them alone when Options.Solver is
 // solver.Greedy.
 //
+// A descent visits the variants whose sources cost most first, so that
+// one cut short by its deadline has spent it where it gains most.
+//
 // The search cost is lexicographic: broken hard constraints first, then
 // the four objective levels, each term rounded as package eval rounds it
 // (eval.Units, model's latency rule), so a move the search calls better

@@ -297,3 +297,35 @@ func TestASearcherBuiltOnceSearchesAsAFreshOne(t *testing.T) {
 		}
 	}
 }
+
+// A descent the clock cuts short must have visited the variants whose
+// sources cost most first: the order is every variant once, dearest
+// first, ties in index order.
+func TestTheDescentVisitsTheDearestVariantsFirst(t *testing.T) {
+	for seed := range uint64(20) {
+		p := pooltest.Random(seed, 4+int(seed%12), 10+int(seed%30))
+		pr := newLSProblem(p)
+		st := pr.newState()
+		greedyFill(st, seed)
+		order := st.byStake()
+		if len(order) != len(pr.vars) {
+			t.Fatalf("Random(%d): %d variants ordered of %d", seed, len(order), len(pr.vars))
+		}
+		seen := make([]bool, len(pr.vars))
+		var last lsCost
+		for k, vi := range order {
+			if seen[vi] {
+				t.Fatalf("Random(%d): variant %d ordered twice", seed, vi)
+			}
+			seen[vi] = true
+			var stake lsCost
+			for _, si := range pr.vars[vi].srcs {
+				stake = stake.plus(st.srcCost[si])
+			}
+			if k > 0 && (last.less(stake) || last == stake && order[k-1] > vi) {
+				t.Fatalf("Random(%d): variant %d (stake %v) after variant %d (stake %v)", seed, vi, stake, order[k-1], last)
+			}
+			last = stake
+		}
+	}
+}

@@ -179,7 +179,7 @@ func (ls *lsSearch) run() {
 	st := ls.st
 	n := len(st.pr.vars)
 	ls.queued = make([]bool, n)
-	for vi := range n {
+	for _, vi := range st.byStake() {
 		ls.push(vi)
 	}
 	ls.descend()

@@ -282,3 +282,22 @@ func (st *lsState) restore(s []lsOption) {
 		st.set(vi, o)
 	}
 }
+
+// byStake orders the variants by what the sources they can serve cost
+// now, dearest first: the descent's first pass visits them in this
+// order, and on a large pool the clock often cuts that pass short. In
+// index order, the short polishes of 256x1000 at a 2 s limit each
+// revisited the same first variants, and the plan kept a level 4 of
+// 2,263,658 that one pass in this order takes to 576,645.
+func (st *lsState) byStake() []int {
+	stake := make([]lsCost, len(st.pr.vars))
+	order := make([]int, len(st.pr.vars))
+	for vi := range st.pr.vars {
+		order[vi] = vi
+		for _, si := range st.pr.vars[vi].srcs {
+			stake[vi] = stake[vi].plus(st.srcCost[si])
+		}
+	}
+	sort.SliceStable(order, func(a, b int) bool { return stake[order[b]].less(stake[order[a]]) })
+	return order
+}
