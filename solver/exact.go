@@ -103,6 +103,9 @@ type exact struct {
 	// presolvedAt is the last level's presolved model, which the next
 	// level's is made from.
 	presolvedAt *presolvedLevel
+	// unavoidable are the sources level 1's presolve found uncovered in
+	// every plan (linear parts with exact memory).
+	unavoidable []string
 	// ls is local search on p, built when first asked (searcher).
 	ls *localsearch.Searcher
 }

@@ -378,7 +378,7 @@ func memoryConflict(e *encode.Encoding, pins []*model.Pin) (string, bool) {
 // minimal sets of pins and cordons, then of the plan's own lanes. parts
 // is unused: the whole pool is encoded once, which is cheap next to the
 // search.
-func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []string, proved bool) []Explanation {
+func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []string, proved bool, unavoidable map[string]bool) []Explanation {
 	late := servedLate(p, a)
 	if len(uncovered) == 0 && len(late) == 0 {
 		return nil
@@ -397,12 +397,12 @@ func explainUncovered(r *run, p *model.Pool, a model.Assignment, uncovered []str
 	var out []Explanation
 	if err != nil {
 		for _, sid := range uncovered {
-			out = append(out, withUnread(p, explainStatic(p, sid, proved)))
+			out = append(out, withUnread(p, explainStatic(p, sid, proved, unavoidable[sid])))
 		}
 		slices.SortFunc(out, func(x, y Explanation) int { return strings.Compare(x.Subject, y.Subject) })
 		return out
 	}
-	k := &asker{p: p, ix: p.Index(), e: whole, plan: a, deadline: end, static: !whole.Exact}
+	k := &asker{p: p, ix: p.Index(), e: whole, plan: a, deadline: end, static: !whole.Exact, unavoidable: unavoidable}
 	for _, sid := range uncovered {
 		out = append(out, k.explainSource(sid, proved))
 	}
@@ -508,6 +508,11 @@ func (k *asker) explainLate(rc model.RouteChoice) (Explanation, bool) {
 		Reason: fmt.Sprintf("served by %s, not by an earlier member: %s", rc.Model, strings.Join(parts, "; "))}, true
 }
 
+// unavoidableText ends the explanation of a source that presolve proved
+// uncovered in every plan: its options, each possible alone, cannot hold
+// together with the pins, cordons and budgets.
+const unavoidableText = "every plan leaves it uncovered: none of its options can hold beside the pins, cordons and memory budgets (proved)"
+
 func notCovered(proved bool) string {
 	if proved {
 		return "covering it would leave another source uncovered (coverage is proved optimal)"
@@ -521,7 +526,7 @@ func explainGrace(limit time.Duration) time.Duration { return ofLimit(limit, sha
 // explainStatic is the cheap explanation, for when there is no time to
 // encode: the eligibility reasons of the variants that could serve the
 // source, judged on the whole pool, without any SAT check.
-func explainStatic(p *model.Pool, sid string, proved bool) Explanation {
+func explainStatic(p *model.Pool, sid string, proved, unavoidable bool) Explanation {
 	ex := Explanation{Subject: sid}
 	ix := p.Index()
 	var cands []string
@@ -573,7 +578,11 @@ func explainStatic(p *model.Pool, sid string, proved bool) Explanation {
 		ex.Reason = "no candidate model"
 		return ex
 	}
-	ex.Reason = strings.Join(append(why, notCovered(proved)), "; ")
+	tail := notCovered(proved)
+	if unavoidable {
+		tail = unavoidableText
+	}
+	ex.Reason = strings.Join(append(why, tail), "; ")
 	return ex
 }
 

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"github.com/go-air/gini/z"
 	"math"
 	"time"
 
@@ -107,6 +108,9 @@ func (l *levelRun) linearPresolve() error {
 		// unless memory was rounded, which may force a lane off that fits.
 		if b := x.e.Linear.Offsets[l.i] + r.rel.Floor(); b > l.lb && x.e.Exact {
 			l.lb, l.src = b, BoundPresolve
+		}
+		if l.i == 0 && x.e.Exact {
+			x.unavoidable = x.uncoveredIn(r.pre)
 		}
 	}
 	return nil
@@ -385,4 +389,19 @@ func (l *levelRun) takePolished(a model.Assignment) error {
 	x.tracer().f("level %d polished: %v", x.at+1, x.obj)
 	l.ub = min(l.ub, x.obj[x.at])
 	return nil
+}
+
+// uncoveredIn is the sources whose uncovered literal is among fixed.
+func (x *exact) uncoveredIn(fixed []z.Lit) []string {
+	set := make(map[z.Lit]bool, len(fixed))
+	for _, m := range fixed {
+		set[m] = true
+	}
+	var out []string
+	for _, s := range x.e.Sources {
+		if set[s.U] {
+			out = append(out, s.ID)
+		}
+	}
+	return out
 }

@@ -1,6 +1,9 @@
 package solver
 
 import (
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
+	"strings"
 	"testing"
 	"time"
 
@@ -98,5 +101,42 @@ func TestALinearLevelIsBoundedByWhatItsPresolveForces(t *testing.T) {
 	}
 	if raised == 0 {
 		t.Error("no pool's level 1 was bounded by its presolve: the test does not reach the bound")
+	}
+}
+
+// A source a linear part's presolve finds uncovered in every plan is
+// explained so, and no plan covers it: gini, on the whole encoding with
+// the pins and cordons, finds none.
+func TestASourceExplainedUnavoidableIsUncoveredInEveryPlan(t *testing.T) {
+	saved := linearPartLanes
+	linearPartLanes = 10
+	defer func() { linearPartLanes = saved }()
+	named := 0
+	for seed := uint64(1); seed <= 12; seed++ {
+		p := pooltest.Random(seed, 16, 40)
+		res := solve(t, p, Options{Seed: 1, TimeLimit: 5 * time.Second})
+		if res.Infeasible {
+			continue
+		}
+		e, err := encode.New(p, encode.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ex := range res.Explanations {
+			if !strings.HasSuffix(ex.Reason, unavoidableText) {
+				continue
+			}
+			named++
+			src := findSource(e, ex.Subject)
+			if src == nil {
+				t.Fatalf("seed %d: %s explained, but the encoding has no such source", seed, ex.Subject)
+			}
+			if got := e.TryUnder(10*time.Second, e.AssumptionLits(), []z.Lit{src.U.Not()}); got != -1 {
+				t.Errorf("seed %d: %s explained as uncovered in every plan, but gini answers %d with it covered", seed, ex.Subject, got)
+			}
+		}
+	}
+	if named == 0 {
+		t.Error("no source was explained as uncovered in every plan: the test does not reach it")
 	}
 }

@@ -406,7 +406,7 @@ func (r *run) warmResult(warm model.Assignment, warmRep eval.Report) *Result {
 	if !r.greedy() {
 		res.Stats.Solver, res.Stats.Workers = Exact, r.workers()
 	}
-	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false)
+	res.Explanations = explainUncovered(r, r.pool, res.Assignment, warmRep.Uncovered, false, nil)
 	res.Stats.TimeToFirst, res.Stats.TimeTotal = r.first.Sub(r.start), time.Since(r.start)
 	res.Stop = stopReason(r.ctx, res, r.greedy())
 	return res
@@ -432,6 +432,9 @@ type partSearch struct {
 	// part not searched once another proved infeasible).
 	plans  []model.Assignment
 	levels [][4]Level
+	// unavoidable are the sources the parts' presolves found uncovered
+	// in every plan.
+	unavoidable map[string]bool
 }
 
 func (r *run) newPartSearch(warm model.Assignment, ahead *encodeAhead) *partSearch {
@@ -582,6 +585,12 @@ func (s *partSearch) searchPart(pi int, x *exact, share time.Duration) error {
 	s.r.trace.f("part %d: levels %v %v %v %v, canonical re-solve %v", pi, x.levels[0].Elapsed, x.levels[1].Elapsed, x.levels[2].Elapsed, x.levels[3].Elapsed, time.Since(tc))
 	s.r.objs[pi] = x.obj
 	s.plans[pi], s.levels[pi] = x.best, x.levels
+	for _, sid := range x.unavoidable {
+		if s.unavoidable == nil {
+			s.unavoidable = map[string]bool{}
+		}
+		s.unavoidable[sid] = true
+	}
 	s.res.Stats.Clauses += x.e.Log.Len()
 	s.res.Stats.SolveCalls += x.calls
 	return nil
@@ -611,7 +620,7 @@ func (s *partSearch) result() (*Result, error) {
 	}
 	r.trace.f("parts merged and checked")
 	res.Levels = mergeLevels(s.levels)
-	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]))
+	res.Explanations = explainUncovered(r, r.pool, res.Assignment, final.Uncovered, allProved(res.Levels[0]), s.unavoidable)
 	r.trace.f("%d explanations", len(res.Explanations))
 	res.Stats.TimeToFirst = r.first.Sub(r.start)
 	res.Stats.TimeTotal = time.Since(r.start)

@@ -747,7 +747,10 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 		m, v, _ := strings.Cut(key, "\x00")
 		parts = append(parts, fmt.Sprintf("and %d more placements of %s via %s", hidden[key], m, v))
 	}
-	if open {
+	switch {
+	case k.unavoidable[sid]:
+		parts = append(parts, unavoidableText)
+	case open:
 		parts = append(parts, notCovered(proved))
 	}
 	ex.Pins = sortedUnique(ex.Pins)

@@ -126,6 +126,9 @@ type asker struct {
 	// hardOnly stops at whether any plan can take an option: what keeps
 	// it from this plan is not weighed.
 	hardOnly bool
+	// unavoidable are sources proved uncovered in every plan (by a
+	// presolve), whatever the SAT checks of their options found in time.
+	unavoidable map[string]bool
 }
 
 // item is a named assumption a conflict set may name.
