@@ -10,6 +10,7 @@ import (
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
+	"github.com/poolsolve/poolsolve/solver/pb"
 )
 
 func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
@@ -40,7 +41,7 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 			if !tc.proved {
 				end = time.Now().Add(2 * time.Second)
 			}
-			go func() { done <- l.polishBeside(end) }()
+			go func() { done <- l.polishBeside(end, polishStale) }()
 			select {
 			case err := <-done:
 				if err != nil {
@@ -138,5 +139,50 @@ func TestASourceExplainedUnavoidableIsUncoveredInEveryPlan(t *testing.T) {
 	}
 	if named == 0 {
 		t.Error("no source was explained as uncovered in every plan: the test does not reach it")
+	}
+}
+
+// In level 1's last quarter, with its workers still searching, local
+// search polishes the incumbent beside them, and the level still ends
+// on time. The workers here are a stand-in that never answers.
+func TestLevelOnesLastQuarterPolishesBesideItsWorkers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 0.4 s polish: under the race detector's pace it may not finish a round")
+	}
+	for _, tc := range []struct {
+		name     string
+		polished bool
+		workers  bool
+	}{
+		{"with the workers searching, greedy's plan is mended", true, true},
+		{"with no workers left, the level only takes their answers", false, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := pooltest.Random(1, 16, 40)
+			x := exactFor(t, p)
+			x.at = 0
+			if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
+				t.Fatalf("greedy's plan not accepted: %v", err)
+			}
+			start := x.obj
+			l := &levelRun{x: x, lb: 0, ub: x.obj[0], src: BoundTrivial, end: time.Now().Add(1600 * time.Millisecond)}
+			l.pw = &pbLevel{x: x, runs: map[int]*pb.Run{}, out: make(chan pb.Msg)}
+			if tc.workers {
+				l.pw.runs[0] = nil // alive, and silent
+			}
+			if err := l.lastAnswers(); err != nil {
+				t.Fatal(err)
+			}
+			if late := time.Since(l.end); late > 2*time.Second {
+				t.Errorf("the level ended %v past its end", late)
+			}
+			rep := eval.Check(p, x.best)
+			if !rep.Valid || rep.Objective != x.obj {
+				t.Fatalf("incumbent valid %v, %v against eval's %v", rep.Valid, x.obj, rep.Objective)
+			}
+			if got := x.obj.Less(start); got != tc.polished {
+				t.Errorf("polished %v (%v -> %v), want %v", got, start, x.obj, tc.polished)
+			}
+		})
 	}
 }
