@@ -2,10 +2,10 @@ package solver
 
 import (
 	"context"
-	"github.com/go-air/gini/z"
 	"math"
 	"time"
 
+	"github.com/go-air/gini/z"
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
@@ -331,8 +331,9 @@ func (l *levelRun) besideLP(r *strongResult) error {
 // mend runs local search from the incumbent on a goroutine, in rounds of
 // a second at most while each gains gain of level x.at or more (anyGain:
 // while each betters the plan at all), until end or ctx is done, and
-// sends the best plan it reached. The goroutine
-// only reads the pool and its own plans; the caller takes the result.
+// sends the best plan it reached. The goroutine only reads the pool, its
+// own plans and the part's checker (safe for concurrent checks); the
+// caller takes the result.
 func (x *exact) mend(ctx context.Context, end time.Time, gain float64) <-chan model.Assignment {
 	mended := make(chan model.Assignment, 1)
 	from, seed, i := x.best, x.rng.Uint64(), x.at

@@ -1,12 +1,12 @@
 package solver
 
 import (
-	"github.com/go-air/gini/z"
-	"github.com/poolsolve/poolsolve/encode"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/go-air/gini/z"
+	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
