@@ -9,9 +9,24 @@ import (
 	"github.com/poolsolve/poolsolve/encode"
 	"github.com/poolsolve/poolsolve/eval"
 	"github.com/poolsolve/poolsolve/internal/pooltest"
+	"github.com/poolsolve/poolsolve/model"
 	"github.com/poolsolve/poolsolve/solver/localsearch"
 	"github.com/poolsolve/poolsolve/solver/pb"
 )
+
+// greedyAtLevelOne is a 16x40 pool's search at level 1 with greedy's
+// plan, [6 0 1 3430], as its incumbent; local search mends it to
+// [2 0 1 2717].
+func greedyAtLevelOne(t *testing.T) (*model.Pool, *exact, model.Objective) {
+	t.Helper()
+	p := pooltest.Random(1, 16, 40)
+	x := exactFor(t, p)
+	x.at = 0
+	if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
+		t.Fatalf("greedy's plan not accepted: %v", err)
+	}
+	return p, x, x.obj
+}
 
 func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 	for _, tc := range []struct {
@@ -23,15 +38,7 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 		{"with no workers the polish runs its rounds and mends greedy's plan", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := pooltest.Random(1, 16, 40)
-			x := exactFor(t, p)
-			x.at = 0
-			// Greedy's plan, [6 0 1 3430], which local search mends
-			// to [2 0 1 2717].
-			if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
-				t.Fatalf("greedy's plan not accepted: %v", err)
-			}
-			start := x.obj
+			p, x, start := greedyAtLevelOne(t)
 			l := &levelRun{x: x, lb: 0, ub: x.obj[0], src: BoundTrivial}
 			if tc.proved {
 				l.lb = l.ub
@@ -66,10 +73,17 @@ func TestThePolishBesideTheWorkersEndsWithTheLevelsProof(t *testing.T) {
 	}
 }
 
+// linearFrom sends parts of lanes or more down the linear path until the
+// test ends, and returns the size it replaced.
+func linearFrom(t *testing.T, lanes int) int {
+	saved := linearPartLanes
+	linearPartLanes = lanes
+	t.Cleanup(func() { linearPartLanes = saved })
+	return saved
+}
+
 func TestALinearLevelIsBoundedByWhatItsPresolveForces(t *testing.T) {
-	savedLanes := linearPartLanes
-	linearPartLanes = 10
-	defer func() { linearPartLanes = savedLanes }()
+	savedLanes := linearFrom(t, 10)
 	raised := 0
 	for seed := uint64(1); seed <= 12; seed++ {
 		p := pooltest.Random(seed, 12, 30)
@@ -109,9 +123,7 @@ func TestALinearLevelIsBoundedByWhatItsPresolveForces(t *testing.T) {
 // explained so, and no plan covers it: gini, on the whole encoding with
 // the pins and cordons, finds none.
 func TestASourceExplainedUnavoidableIsUncoveredInEveryPlan(t *testing.T) {
-	saved := linearPartLanes
-	linearPartLanes = 10
-	defer func() { linearPartLanes = saved }()
+	linearFrom(t, 10)
 	named := 0
 	for seed := uint64(1); seed <= 12; seed++ {
 		p := pooltest.Random(seed, 16, 40)
@@ -158,13 +170,7 @@ func TestLevelOnesLastQuarterPolishesBesideItsWorkers(t *testing.T) {
 		{"with no workers left, the level only takes their answers", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			p := pooltest.Random(1, 16, 40)
-			x := exactFor(t, p)
-			x.at = 0
-			if ok, err := x.accept(localsearch.Greedy(p, 1), false); !ok || err != nil {
-				t.Fatalf("greedy's plan not accepted: %v", err)
-			}
-			start := x.obj
+			p, x, start := greedyAtLevelOne(t)
 			l := &levelRun{x: x, lb: 0, ub: x.obj[0], src: BoundTrivial, end: time.Now().Add(1600 * time.Millisecond)}
 			l.pw = &pbLevel{x: x, runs: map[int]*pb.Run{}, out: make(chan pb.Msg)}
 			if tc.workers {

@@ -39,9 +39,7 @@ func TestFineMemoryFiguresGiveTheTrueOptimumAndTruthfulStatus(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				if linear {
-					saved := linearPartLanes
-					linearPartLanes = 1
-					defer func() { linearPartLanes = saved }()
+					linearFrom(t, 1)
 				}
 				e, err := encode.New(tc.pool, encode.Options{})
 				if err != nil {
