@@ -513,7 +513,13 @@ func (k *asker) explainLate(rc model.RouteChoice) (Explanation, bool) {
 // together with the pins, cordons and budgets.
 const unavoidableText = "every plan leaves it uncovered: none of its options can hold beside the pins, cordons and memory budgets (proved)"
 
-func notCovered(proved bool) string {
+// notCovered ends an uncovered source's explanation with how sure it
+// is: unavoidable (presolve proved it uncovered in every plan), proved
+// (coverage is optimal), or neither.
+func notCovered(proved, unavoidable bool) string {
+	if unavoidable {
+		return unavoidableText
+	}
 	if proved {
 		return "covering it would leave another source uncovered (coverage is proved optimal)"
 	}
@@ -578,11 +584,7 @@ func explainStatic(p *model.Pool, sid string, proved, unavoidable bool) Explanat
 		ex.Reason = "no candidate model"
 		return ex
 	}
-	tail := notCovered(proved)
-	if unavoidable {
-		tail = unavoidableText
-	}
-	ex.Reason = strings.Join(append(why, tail), "; ")
+	ex.Reason = strings.Join(append(why, notCovered(proved, unavoidable)), "; ")
 	return ex
 }
 

@@ -747,11 +747,8 @@ func (k *asker) explainSource(sid string, proved bool) Explanation {
 		m, v, _ := strings.Cut(key, "\x00")
 		parts = append(parts, fmt.Sprintf("and %d more placements of %s via %s", hidden[key], m, v))
 	}
-	switch {
-	case k.unavoidable[sid]:
-		parts = append(parts, unavoidableText)
-	case open:
-		parts = append(parts, notCovered(proved))
+	if open || k.unavoidable[sid] {
+		parts = append(parts, notCovered(proved, k.unavoidable[sid]))
 	}
 	ex.Pins = sortedUnique(ex.Pins)
 	ex.Reason = strings.Join(parts, "; ")
