@@ -200,3 +200,36 @@ func readJobFile(name string) (*pb.Job, error) {
 	defer f.Close()
 	return pb.ReadJob(f)
 }
+
+// A worker's end proves the level only when its search learns clauses:
+// gophersat's cutting-planes search has ended with no model where one
+// existed, so its end leaves the bound where it was.
+func TestOnlyAClauseLearningWorkersEndProvesTheLevel(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		cuttingPlanes bool
+		wantLB        int64
+	}{
+		{"a clause-learning worker's end proves its cutoff plus one", false, 5},
+		{"a cutting-planes worker's end proves nothing", true, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, x, _ := greedyAtLevelOne(t)
+			if x.obj[0] < 5 {
+				t.Fatalf("greedy's plan leaves %d uncovered; the test needs 5 or more", x.obj[0])
+			}
+			l := &levelRun{x: x, lb: 0, ub: x.obj[0], src: BoundTrivial}
+			w := &pbLevel{x: x, level: 0, sr: &strongResult{}, runs: map[int]*pb.Run{}, out: make(chan pb.Msg, 1),
+				jobs: map[int]*pbJobState{3: {cutoff: 4, cuttingPlanes: tc.cuttingPlanes}}}
+			l.pw = w
+			w.runs[3] = nil // alive until its answer
+			w.out <- pb.Msg{ID: 3, Answer: pb.Answer{Done: true}}
+			if err := l.poll(time.Now().Add(time.Second), false); err != nil {
+				t.Fatal(err)
+			}
+			if l.lb != tc.wantLB {
+				t.Errorf("bound %d (%s), want %d", l.lb, l.src, tc.wantLB)
+			}
+		})
+	}
+}

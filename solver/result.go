@@ -33,7 +33,7 @@ const (
 	BoundLP           BoundSource = "lp"             // the LP relaxation with its cuts
 	BoundBranchAndCut BoundSource = "branch-and-cut" // the search from the LP ended
 	BoundLagrangian   BoundSource = "lagrangian"     // the subgradient bound, on models too large for the simplex
-	BoundPB           BoundSource = "pb"             // a PB worker's search ended
+	BoundPB           BoundSource = "pb"             // a clause-learning PB worker's search ended
 	BoundReducedCost  BoundSource = "reduced-cost"   // an UNSAT answer under the LP's reduced-cost fixings
 	BoundRelaxation   BoundSource = "relaxation"     // level 4's per-group minima
 	BoundPresolve     BoundSource = "presolve"       // what presolve's forced columns cost, every other at its cheapest

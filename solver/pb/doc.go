@@ -2,7 +2,9 @@
 // 0/1 model as weight rows (Job, built from a mip.Relaxation by JobFor
 // and RowsJob), its search by gophersat (Search: clause learning or
 // cutting planes, below a cutoff, streaming each better model and a
-// last Done that proves it), the flat wire form jobs travel in, checked
+// last Done; clause learning's Done proves its last model optimal,
+// cutting planes' does not: on the job in testdata it ends with no
+// model where one exists), the flat wire form jobs travel in, checked
 // on arrival (ReadJob), and the worker processes that run jobs apart
 // from the solver, so that a search that cannot be interrupted can be
 // killed (Start, Spares: one process started ahead of its job).
