@@ -74,3 +74,36 @@ func TestCuttingPlanesEndWithoutAModelWhereClauseLearningFindsOne(t *testing.T) 
 		}
 	}
 }
+
+// gophersat's cutting planes index past their trail on this job (one
+// of the random jobs of differential_test.go): the search ends with an
+// error, which proves nothing, and the process goes on.
+func TestAPanicInsideGophersatIsASearchError(t *testing.T) {
+	job := &Job{NCols: 11, CuttingPlanes: true,
+		Obj:   []int64{8, 14, 5, 9, 6, 15, 13, 12, 4, 0, 6},
+		Phase: []bool{false, true, true, true, true, false, false, false, true, true, false},
+		Rows: []Row{
+			{Cols: []int32{0, 1, 2, 4, 8, 10}, W: []int64{3, -1, 1, 1, 2, -2}, Op: EQ, RHS: 1},
+			{Cols: []int32{2, 4, 9, 10}, W: []int64{2, 1, -2, 3}, Op: GE, RHS: 4},
+			{Cols: []int32{0, 4, 6, 7, 9, 10}, W: []int64{200000, 100000, -100000, 200000, 400000, 200000}, Op: LE, RHS: 643889},
+			{Cols: []int32{4, 7}, W: []int64{5, 2}, Op: GE, RHS: 0},
+			{Cols: []int32{1, 3, 4, 9}, W: []int64{100000, 400000, 400000, -200000}, Op: EQ, RHS: 410684},
+			{Cols: []int32{1, 2, 4, 5, 8}, W: []int64{300000, 400000, 100000, 200000, -200000}, Op: GE, RHS: 561792},
+			{Cols: []int32{1}, W: []int64{-1}, Op: EQ, RHS: -1},
+			{Cols: []int32{0, 1, 4, 8}, W: []int64{300000, 100000, -100000, 200000}, Op: GE, RHS: -81505},
+			{Cols: []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, W: []int64{1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1}, Op: GE, RHS: 0},
+		}}
+	for _, first := range []bool{false, true} {
+		j := *job
+		j.First = first
+		last, got, err := Search(&j, func(Answer) error { return nil })
+		if err != nil {
+			continue // the guarded failure
+		}
+		want, feasible := bruteOptimum(&j)
+		if !first && (got != feasible || got && last != want) {
+			t.Errorf("no error, and the search says model %v (%d) where enumeration says %v (%d)", got, last, feasible, want)
+		}
+		t.Logf("first %v: gophersat no longer fails on this job", first)
+	}
+}

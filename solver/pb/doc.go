@@ -4,7 +4,8 @@
 // cutting planes, below a cutoff, streaming each better model and a
 // last Done; clause learning's Done proves its last model optimal,
 // cutting planes' does not: on the job in testdata it ends with no
-// model where one exists), the flat wire form jobs travel in, checked
+// model where one exists; a panic inside gophersat ends the search with
+// an error, which proves nothing), the flat wire form jobs travel in, checked
 // on arrival (ReadJob), and the worker processes that run jobs apart
 // from the solver, so that a search that cannot be interrupted can be
 // killed (Start, Spares: one process started ahead of its job).

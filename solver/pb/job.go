@@ -255,15 +255,22 @@ func search(job *Job, send func(Answer) error, release bool) (last int64, got bo
 		// The first model alone: Optimal's first answer is this same
 		// Solve's model, and a search run in-process ends here instead
 		// of going on to prove it optimal.
-		if s.Solve() != pbs.Sat {
-			return 0, false, nil
+		st, err := solveGuarded(s)
+		if err != nil || st != pbs.Sat {
+			return 0, false, err
 		}
 		m := toModel(s.Model())
 		last = job.value(m)
 		return last, true, send(Answer{Value: last, Model: m})
 	}
 	results := make(chan pbs.Result, 16)
-	go s.Optimal(results, nil)
+	var failed any
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		defer func() { failed = recover() }()
+		s.Optimal(results, nil)
+	}()
 	for res := range results {
 		if res.Status != pbs.Sat {
 			continue
@@ -274,7 +281,28 @@ func search(job *Job, send func(Answer) error, release bool) (last int64, got bo
 			return last, got, err
 		}
 	}
+	<-finished
+	if failed != nil {
+		return last, got, searchFailed(failed)
+	}
 	return last, got, nil
+}
+
+// solveGuarded is s.Solve, with a panic of gophersat's (its cutting
+// planes index past its trail on some small jobs) an error.
+func solveGuarded(s *pbs.Solver) (st pbs.Status, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = searchFailed(r)
+		}
+	}()
+	return s.Solve(), nil
+}
+
+// searchFailed is the error of a search gophersat gave up on: no end,
+// so no proof.
+func searchFailed(why any) error {
+	return fmt.Errorf("pb: the search failed inside gophersat: %v", why)
 }
 
 // newPBSolver is gophersat's solver for job's rows, minimising its
