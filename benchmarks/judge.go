@@ -40,6 +40,10 @@ type Verdict struct {
 	// ExactFailed says why there is no exact plan to judge, "" when there
 	// is one.
 	ExactFailed string
+	// Refuted lists, per other solver whose valid plan contradicts a
+	// lower bound the exact solver claimed, the level and the figures:
+	// a bug, whatever the times say.
+	Refuted []string
 }
 
 // Judge judges one instance's runs.
@@ -75,6 +79,9 @@ func Judge(res *Result) Verdict {
 		if ok, why := NotWorse(exact, run); !ok {
 			v.WorseThan = append(v.WorseThan, fmt.Sprintf("%s at %s", name, why))
 		}
+		if why := Refutes(run, exact); why != "" {
+			v.Refuted = append(v.Refuted, name+": "+why)
+		}
 	}
 	switch {
 	case fastest != nil:
@@ -90,8 +97,31 @@ func Judge(res *Result) Verdict {
 		if ok, why := NotWorse(exact, g); !ok {
 			v.WorseThanGreedy = why
 		}
+		if why := Refutes(g, exact); why != "" {
+			v.Refuted = append(v.Refuted, SolverGreedy+": "+why)
+		}
 	}
 	return v
+}
+
+// Refutes says how run's plan contradicts a lower bound of exact's, ""
+// when it does not. Exact's bound on level k holds for every plan that
+// keeps the levels before k at exact's values (each level is frozen at
+// its value before the next): so at the first level where the two
+// plans differ, run's value may not be below exact's bound there.
+func Refutes(run, exact *Run) string {
+	for k := range run.Objective {
+		if run.Objective[k] == exact.Objective[k] {
+			continue
+		}
+		l := exact.Levels[k]
+		if l.Status != "" && run.Objective[k] < l.LowerBound {
+			return fmt.Sprintf("level %d: a valid plan of %d, below the bound %d the exact solver claimed (%s, %s)",
+				k+1, run.Objective[k], l.LowerBound, l.Status, l.Bound)
+		}
+		return ""
+	}
+	return ""
 }
 
 // Met reports whether the exact solver proved all four levels no later
@@ -137,6 +167,8 @@ func (v Verdict) externalsText() string {
 	switch {
 	case v.ExactFailed != "":
 		return v.ExactFailed
+	case len(v.Refuted) > 0:
+		return "BOUND REFUTED by " + strings.Join(v.Refuted, "; ")
 	case len(v.Externals) == 0:
 		return "no external plan"
 	case len(v.WorseThan) > 0:

@@ -130,6 +130,15 @@ func TestJudgeWeighsTheExactSolverAgainstTheOthers(t *testing.T) {
 			t.Fatalf("verdict %+v; want no fastest, met, at least 42/14 = 3x", v)
 		}
 	})
+	t.Run("a valid plan below a level the exact solver proved refutes it", func(t *testing.T) {
+		res := rep.Results[0]
+		res.Runs = append([]Run{}, res.Runs...)
+		res.Runs[4].Objective = model.Objective{0, 0, 0, 4500} // clasp's plan, below the proved 4508
+		v := Judge(&res)
+		if len(v.Refuted) != 1 || !strings.HasPrefix(v.Refuted[0], "clasp: level 4: a valid plan of 4500, below the bound 4508") {
+			t.Fatalf("refuted %q; want clasp's plan named", v.Refuted)
+		}
+	})
 	t.Run("a plan the evaluator refused is not judged", func(t *testing.T) {
 		res := rep.Results[0]
 		res.Runs = append([]Run{}, res.Runs...)
@@ -337,5 +346,32 @@ func TestTheWorstSeedIsTheOneOnlyAnExternalProved(t *testing.T) {
 				t.Errorf("speedLess(%d, %d) = %v, want %v", i, j, got, want)
 			}
 		}
+	}
+}
+
+func TestAPlanRefutesABoundOnlyAtTheFirstLevelWhereItDiffers(t *testing.T) {
+	exact := &Run{Objective: model.Objective{2, 1, 0, 900}, Levels: [4]RunLevel{
+		{Value: 2, Status: "optimal", LowerBound: 2}, {Value: 1, Status: "optimal", LowerBound: 1},
+		{Value: 0, Status: "optimal", LowerBound: 0}, {Value: 900, Status: "bounded", LowerBound: 800},
+	}}
+	tests := []struct {
+		name    string
+		other   model.Objective
+		refuted bool
+	}{
+		{"the same plan values refute nothing", model.Objective{2, 1, 0, 900}, false},
+		{"a plan worse at level 1 says nothing of level 4's bound", model.Objective{3, 0, 0, 10}, false},
+		{"fewer uncovered sources than proved refute level 1", model.Objective{1, 5, 5, 5000}, true},
+		{"level 4 between the bound and the incumbent refutes nothing", model.Objective{2, 1, 0, 850}, false},
+		{"level 4 below the bound, the levels before equal, refutes it", model.Objective{2, 1, 0, 799}, true},
+		{"a better level 2 refutes its proof though level 4 is higher", model.Objective{2, 0, 0, 99999}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			why := Refutes(&Run{Objective: tc.other}, exact)
+			if (why != "") != tc.refuted {
+				t.Errorf("refutes %q; want refuted %v", why, tc.refuted)
+			}
+		})
 	}
 }

@@ -67,7 +67,8 @@ the examples below are quick.
 Exit codes:
    0  every instance ran and every poolsolve plan passed the evaluator
    2  bad flags or suite files
-   4  a poolsolve plan failed the evaluator, or another failure
+   4  a poolsolve plan failed the evaluator, another solver's valid plan
+      refuted a bound the exact solver claimed, or another failure
 
 Examples:
    poolsolve bench --sizes 3x10,8x20 --time-limit 2s
@@ -336,13 +337,17 @@ func progressLine(done, total int, r *benchmarks.Result) string {
 }
 
 // unverified lists poolsolve's own runs whose plan failed the evaluator
-// or that failed outright, and instances that could not be read.
+// or that failed outright, bounds of the exact solver that another
+// solver's valid plan refutes, and instances that could not be read.
 func unverified(results []benchmarks.Result) []string {
 	var bad []string
 	for _, r := range results {
 		if r.Error != "" {
 			bad = append(bad, fmt.Sprintf("%s: %s", r.Instance.Name, r.Error))
 			continue
+		}
+		for _, why := range benchmarks.Judge(&r).Refuted {
+			bad = append(bad, fmt.Sprintf("%s: the exact solver's bound is refuted by %s", r.Instance.Name, why))
 		}
 		for _, run := range r.Runs {
 			if run.Solver != benchmarks.SolverExact && run.Solver != benchmarks.SolverGreedy {
