@@ -170,7 +170,8 @@
 // worker's search ending proves its last model optimal (or its cutoff +
 // 1). A cutting-planes worker's end proves nothing: on a backbone job of
 // 256x1000 (pb's testdata) gophersat's cutting planes ended with no model
-// in 0.4 s where clause learning found one that meets every row. A plan
+// in 0.4 s where clause learning found one that meets every row; a
+// clause-learning worker then starts in its place when none runs. A plan
 // below a proved value is ErrMismatch. gophersat cannot be interrupted, so a
 // worker is this executable re-run with POOLSOLVE_PB_WORKER=1 and killed
 // at the deadline; on Linux the kernel kills it too when poolsolve ends

@@ -271,6 +271,12 @@ func (l *levelRun) poll(end time.Time, block bool) error {
 				// model on a job where clause learning finds one that
 				// meets every row (pb's testdata): its end proves
 				// nothing. Its models count, each checked as any other.
+				// A clause-learning worker takes its place when none
+				// runs (past fitsSparse the level starts with the
+				// cutting-planes one alone): its end does prove.
+				if w.runs[w.cdcl] == nil && l.lb < l.ub {
+					w.cdcl = w.launch(l.ub-1, false)
+				}
 				continue
 			}
 			proved := js.cutoff + 1

@@ -223,6 +223,11 @@ func TestOnlyAClauseLearningWorkersEndProvesTheLevel(t *testing.T) {
 				jobs: map[int]*pbJobState{3: {cutoff: 4, cuttingPlanes: tc.cuttingPlanes}}}
 			l.pw = w
 			w.runs[3] = nil // alive until its answer
+			// A clause-learning worker searches beside it, so a
+			// cutting-planes end starts none (where none runs, one
+			// starts: the Lagrangian case of
+			// TestStrongBoundAndReducedCostFixingsKeepTheOptimum needs it).
+			w.cdcl, w.runs[4] = 4, &pb.Run{}
 			w.out <- pb.Msg{ID: 3, Answer: pb.Answer{Done: true}}
 			if err := l.poll(time.Now().Add(time.Second), false); err != nil {
 				t.Fatal(err)
