@@ -520,6 +520,9 @@ type jsonJudge struct {
 	NeverWorseThanExternals bool     `json:"neverWorseThanExternals"`
 	WorseThanExternals      []string `json:"worseThanExternals,omitempty"`
 	ExactFailed             string   `json:"exactFailed,omitempty"`
+	// BoundsRefuted: other solvers' valid plans below a bound the exact
+	// solver claimed (Verdict.Refuted); the run then exits with 4.
+	BoundsRefuted []string `json:"boundsRefuted,omitempty"`
 }
 
 func toJSONSpeedup(s Speedup) *jsonSpeedup {
@@ -592,7 +595,7 @@ func WriteJSON(w io.Writer, r *Report) error {
 			jj := &jsonJudge{ExactProofMs: ms(v.ExactProof), Fastest: v.Fastest, FastestProofMs: ms(v.FastestProof),
 				ExactFaster: toJSONSpeedup(v.Speedup), AtMostFastest: v.Met(), Externals: append([]string{}, v.Externals...),
 				WorseThanGreedy: v.WorseThanGreedy, NeverWorseThanExternals: v.ExactFailed == "" && len(v.WorseThan) == 0,
-				WorseThanExternals: v.WorseThan, ExactFailed: v.ExactFailed}
+				WorseThanExternals: v.WorseThan, ExactFailed: v.ExactFailed, BoundsRefuted: v.Refuted}
 			if v.GreedyRan {
 				ok := v.WorseThanGreedy == ""
 				jj.NeverWorseThanGreedy = &ok

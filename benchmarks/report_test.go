@@ -138,6 +138,13 @@ func TestJudgeWeighsTheExactSolverAgainstTheOthers(t *testing.T) {
 		if len(v.Refuted) != 1 || !strings.HasPrefix(v.Refuted[0], "clasp: level 4: a valid plan of 4500, below the bound 4508") {
 			t.Fatalf("refuted %q; want clasp's plan named", v.Refuted)
 		}
+		var buf bytes.Buffer
+		if err := WriteJSON(&buf, &Report{Results: []Result{res}}); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), `"boundsRefuted": [`) {
+			t.Errorf("the JSON judge does not name the refuted bound:\n%s", buf.String())
+		}
 	})
 	t.Run("a plan the evaluator refused is not judged", func(t *testing.T) {
 		res := rep.Results[0]
